@@ -157,6 +157,12 @@ static int accept(cur_t *c, char ch)
 	return 0;
 }
 
+static int looking_at(const cur_t *c, const char *word)
+{
+	size_t n = strlen(word);
+	return c->n - c->i >= n && memcmp(c->s + c->i, word, n) == 0;
+}
+
 static int is_ident_start(int ch) { return isalpha(ch) || ch == '_'; }
 static int is_ident_char(int ch) { return isalnum(ch) || ch == '_'; }
 
@@ -692,8 +698,7 @@ static int parse_operand(as_t *as, cur_t *c, popnd_t *po)
 	}
 	int ch = peek(c);
 	if (isdigit(ch) || ch == '-' || ch == '+' || ch == '.' ||
-	    (!absv && !neg && (strncmp(c->s + c->i, "inf", 3) == 0 ||
-			       strncmp(c->s + c->i, "nan", 3) == 0))) {
+	    (!absv && !neg && (looking_at(c, "inf") || looking_at(c, "nan")))) {
 		if (neg || absv) {
 			error_at(as, po->pos, "modifiers are not allowed on immediates");
 			return -1;

@@ -498,6 +498,9 @@ static int read_headers(struct reader *r)
 			    "section header table (e_shoff = %llu, %u entries) runs past the "
 			    "end of the %zu-byte file",
 			    (unsigned long long)eh->e_shoff, eh->e_shnum, r->size);
+	if (eh->e_shoff % 8)
+		return fail(r->err, r->len, "e_shoff = %llu is not 8-byte aligned",
+			    (unsigned long long)eh->e_shoff);
 	if (eh->e_shstrndx == 0 || eh->e_shstrndx >= eh->e_shnum)
 		return fail(r->err, r->len, "e_shstrndx = %u out of range", eh->e_shstrndx);
 	return 0;
