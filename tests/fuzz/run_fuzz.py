@@ -49,6 +49,10 @@ def main():
                 if zetools.assemble(a.as_path, src, out, debug).returncode != 0:
                     out.unlink(missing_ok=True)
         n += 1
+    # Inputs that once crashed a target stay in its corpus as regressions.
+    regress = pathlib.Path(__file__).resolve().parent / "regress" / a.kind
+    for f in sorted(regress.glob("*")):
+        shutil.copy(f, corpus / f"regress-{f.name}")
     count = len(list(corpus.iterdir()))
     if count == 0:
         sys.exit("run_fuzz: no seeds")

@@ -59,6 +59,8 @@ def cases(img):
     yield "big-endian", patch(img, "<B", 5, 2), "expected little-endian"
     yield "bad magic", b"\x7fELG" + img[4:], "bad magic"
     yield "section table past the end", patch(img, "<Q", 40, 0xFFFFFFFFFFFF0000), "section header table"
+    shoff, = struct.unpack_from("<Q", img, 40)
+    yield "misaligned section table", patch(img, "<Q", 40, shoff - 4), "not 8-byte aligned"
     yield "huge e_shnum", patch(img, "<H", 60, 0xFFFF), "e_shnum = 65535 out of range"
     yield "bad e_shstrndx", patch(img, "<H", 62, len(s) + 3), "e_shstrndx"
     yield "program headers", patch(img, "<H", 56, 1), "e_phnum = 1"
