@@ -677,6 +677,22 @@ static int parse_reg(const char *s, size_t n, unsigned *reg, int *sub)
 	return 1;
 }
 
+static int parse_type(as_t *as, cur_t *c, popnd_t *po)
+{
+	const char *s;
+	c->i++; /* ':' */
+	pos_t tp = here(c);
+	size_t n = read_word(c, 0, &s);
+	char t[8];
+	snprintf(t, sizeof(t), "%.*s", (int)(n < 7 ? n : 7), s);
+	po->type = n && n < 7 ? ze_type_by_suffix(t) : -1;
+	if (po->type < 0) {
+		error_at(as, tp, "unknown type ':%.*s' (ud, d, f)", (int)n, s);
+		return -1;
+	}
+	return 0;
+}
+
 /* One source or destination operand (not a jump target). */
 static int parse_operand(as_t *as, cur_t *c, popnd_t *po)
 {
@@ -749,6 +765,13 @@ static int parse_operand(as_t *as, cur_t *c, popnd_t *po)
 			po->o.sub = (uint8_t)sv;
 		}
 	}
+	/* The type may stand inside the bars (|r1:f|) or after them (|r1|:f). */
+	int type_inside = 0;
+	if (absv && peek(c) == ':') {
+		if (parse_type(as, c, po))
+			return -1;
+		type_inside = 1;
+	}
 	if (absv && !accept(c, '|')) {
 		error_at(as, here(c), "missing closing '|'");
 		return -1;
@@ -759,18 +782,8 @@ static int parse_operand(as_t *as, cur_t *c, popnd_t *po)
 	}
 	po->o.neg = (uint8_t)neg;
 	po->o.abs = (uint8_t)absv;
-	if (peek(c) == ':') {
-		c->i++;
-		pos_t tp = here(c);
-		n = read_word(c, 0, &s);
-		char t[8];
-		snprintf(t, sizeof(t), "%.*s", (int)(n < 7 ? n : 7), s);
-		po->type = n && n < 7 ? ze_type_by_suffix(t) : -1;
-		if (po->type < 0) {
-			error_at(as, tp, "unknown type ':%.*s' (ud, d, f)", (int)n, s);
-			return -1;
-		}
-	}
+	if (peek(c) == ':' && !type_inside)
+		return parse_type(as, c, po);
 	return 0;
 }
 

@@ -1,0 +1,76 @@
+/* The hardware interface: the only door into the simulated GPU.  The fake
+ * KMD (and the standalone stimulus runner) program the device through MMIO
+ * registers (include/zesim/gpu_regs.def), receive interrupts, and share its
+ * physical memory (a memfd).  Nothing else of the model is visible here. */
+#ifndef ZESIM_HW_IF_H
+#define ZESIM_HW_IF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum zs_reg {
+#define ZE_REG(name, off, access, reset, desc) ZS_REG_##name = off,
+#include "zesim/gpu_regs.def"
+#undef ZE_REG
+};
+
+enum zs_cmd {
+#define ZE_CMD(name, op, dwords, desc) ZS_CMD_##name = op,
+#include "zesim/gpu_cmds.def"
+#undef ZE_CMD
+};
+
+enum zs_cmd_len {
+#define ZE_CMD(name, op, dwords, desc) ZS_CMD_LEN_##name = dwords,
+#include "zesim/gpu_cmds.def"
+#undef ZE_CMD
+};
+
+#define ZS_CMD_HEADER(op, dwords) ((uint32_t)(op) << 24 | (uint32_t)(dwords))
+
+/* IRQ_STATUS bits */
+#define ZS_IRQ_USER 0x1u
+#define ZS_IRQ_ENGINE_ERROR 0x2u
+#define ZS_IRQ_PAGE_FAULT 0x4u
+#define ZS_IRQ_CONTEXT_COMPLETE 0x8u
+
+/* ENGINE_STATUS values */
+enum zs_engine_status { ZS_ENGINE_IDLE = 0, ZS_ENGINE_BUSY = 1, ZS_ENGINE_WAITING = 2, ZS_ENGINE_ERROR = 3 };
+
+/* ENGINE_ERROR reasons (docs/commands.md) */
+enum zs_engine_error {
+	ZS_ERR_NONE = 0,
+	ZS_ERR_UNKNOWN_OPCODE = 1,
+	ZS_ERR_BAD_LENGTH = 2,
+	ZS_ERR_RESERVED_BITS = 3,
+	ZS_ERR_FETCH_FAULT = 4,
+	ZS_ERR_NESTED_BATCH = 5,
+	ZS_ERR_BAD_REGISTER = 6,
+	ZS_ERR_BAD_WALKER = 7,
+	ZS_ERR_BAD_RING = 8,
+	ZS_ERR_BAD_ADDRESS = 9,
+};
+
+typedef struct zs_hw zs_hw_t;
+
+uint32_t zs_hw_mmio_read(zs_hw_t *hw, uint32_t offset);
+void zs_hw_mmio_write(zs_hw_t *hw, uint32_t offset, uint32_t value);
+
+/* Interrupt delivery: called (from the simulation loop) whenever a bit of
+ * IRQ_STATUS & IRQ_ENABLE becomes set. */
+typedef void (*zs_irq_fn)(void *ctx, uint32_t pending);
+void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx);
+
+/* Physical memory: base of the daemon's mapping, its size, and the memfd a
+ * client may map. */
+uint8_t *zs_hw_phys(zs_hw_t *hw, uint64_t *size);
+int zs_hw_phys_fd(zs_hw_t *hw);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,447 @@
+// MMIO registers and the command streamer (docs/mmio.md, docs/commands.md).
+#include "device.h"
+
+#include <cstring>
+
+namespace zesim {
+
+namespace {
+
+enum Access { RO, RW, W1C, WO };
+
+struct RegInfo {
+    uint32_t off;
+    Access access;
+    uint32_t reset;
+    const char *name;
+};
+
+const RegInfo kRegs[] = {
+#define ZE_REG(name, off, access, reset, desc) {off, access, reset, #name},
+#include "zesim/gpu_regs.def"
+#undef ZE_REG
+};
+
+const RegInfo *reg_info(uint32_t off)
+{
+    for (const RegInfo &r : kRegs)
+        if (r.off == off)
+            return &r;
+    return nullptr;
+}
+
+struct CmdInfo {
+    uint8_t op;
+    uint8_t len;
+    const char *name;
+};
+
+const CmdInfo kCmds[] = {
+#define ZE_CMD(name, op, dwords, desc) {op, dwords, #name},
+#include "zesim/gpu_cmds.def"
+#undef ZE_CMD
+};
+
+const CmdInfo *cmd_info(uint32_t op)
+{
+    for (const CmdInfo &c : kCmds)
+        if (c.op == op)
+            return &c;
+    return nullptr;
+}
+
+constexpr uint64_t kCommandCycles = 4;   // fetch + decode of one command
+constexpr uint64_t kWalkerCycles = 32;   // walker setup
+constexpr uint64_t kGtChunk = 4096;      // GT cycles between command-streamer checks
+constexpr unsigned kCommandsPerStep = 64;
+
+}  // namespace
+
+Device::Device(const GtConfig &cfg) : cfg_(cfg), mem_(cfg.phys_bytes), gt_(cfg_, mem_)
+{
+    for (const RegInfo &r : kRegs)
+        regs_[r.off] = r.reset;
+    const Topology &t = cfg.topo;
+    set_reg(ZS_REG_GT_TOPOLOGY, t.slices << 24 | t.subslices << 16 | t.eus << 8 | t.threads);
+    set_reg(ZS_REG_GT_CORE_MHZ, cfg.core_mhz);
+    set_reg(ZS_REG_GT_TIMESTAMP_KHZ, cfg.timestamp_khz);
+    set_reg(ZS_REG_GT_PHYS_MB, uint32_t(cfg.phys_bytes >> 20));
+    set_reg(ZS_REG_GT_SLM_KB, cfg.slm_bytes_per_subslice / 1024);
+}
+
+uint32_t Device::reg(uint32_t off) const
+{
+    auto it = regs_.find(off);
+    return it == regs_.end() ? 0 : it->second;
+}
+
+uint64_t Device::pt_root() const
+{
+    return uint64_t(reg(ZS_REG_CTX_PT_ROOT_HI)) << 32 | reg(ZS_REG_CTX_PT_ROOT_LO);
+}
+
+uint32_t Device::mmio_read(uint32_t off)
+{
+    const RegInfo *r = reg_info(off);
+    if (!r || r->access == WO)
+        return 0;
+    const uint64_t ts = gt_.now() * cfg_.timestamp_khz / (uint64_t(cfg_.core_mhz) * 1000);
+    switch (off) {
+    case ZS_REG_GT_TIMESTAMP_LO:
+        ts_hi_latch_ = uint32_t(ts >> 32);
+        return uint32_t(ts);
+    case ZS_REG_GT_TIMESTAMP_HI:
+        return ts_hi_latch_;
+    case ZS_REG_GT_CYCLES_LO:
+        cyc_hi_latch_ = uint32_t(gt_.now() >> 32);
+        return uint32_t(gt_.now());
+    case ZS_REG_GT_CYCLES_HI:
+        return cyc_hi_latch_;
+    case ZS_REG_ENGINE_STATUS:
+        switch (cs_) {
+        case Cs::Idle: return gt_.busy() ? ZS_ENGINE_BUSY : ZS_ENGINE_IDLE;
+        case Cs::WaitSemaphore: return ZS_ENGINE_WAITING;
+        case Cs::Error: return ZS_ENGINE_ERROR;
+        default: return ZS_ENGINE_BUSY;
+        }
+    default:
+        return reg(off);
+    }
+}
+
+void Device::mmio_write(uint32_t off, uint32_t value)
+{
+    const RegInfo *r = reg_info(off);
+    if (!r || r->access == RO)
+        return;  // writes to read-only or unmapped registers are ignored, as on hardware
+    if (r->access == W1C) {
+        regs_[off] &= ~value;
+        return;
+    }
+    switch (off) {
+    case ZS_REG_TLB_INVALIDATE:
+        if (value & 1)
+            gt_.mmu().invalidate();
+        return;
+    case ZS_REG_ENGINE_ERROR_CLEAR:
+        if ((value & 1) && cs_ == Cs::Error) {
+            set_reg(ZS_REG_ENGINE_ERROR, 0);
+            cs_ = Cs::Fetch;
+        }
+        return;
+    case ZS_REG_RING_CTL:
+        set_reg(off, value & 1);
+        if (value & 1) {
+            set_reg(ZS_REG_RING_HEAD, 0);
+            in_batch_ = false;
+            if (cs_ != Cs::Error)
+                cs_ = Cs::Idle;
+        }
+        return;
+    case ZS_REG_IRQ_ENABLE:
+        set_reg(off, value);
+        raise_irq(0);
+        return;
+    default:
+        set_reg(off, value);
+    }
+}
+
+void Device::raise_irq(uint32_t bits)
+{
+    regs_[ZS_REG_IRQ_STATUS] |= bits;
+    const uint32_t pending = reg(ZS_REG_IRQ_STATUS) & reg(ZS_REG_IRQ_ENABLE);
+    if (pending && irq_fn_)
+        irq_fn_(irq_ctx_, pending);
+}
+
+void Device::engine_error(uint32_t reason, uint64_t addr, const std::string &why)
+{
+    set_reg(ZS_REG_ENGINE_ERROR, reason);
+    set_reg(ZS_REG_ENGINE_ERROR_ADDR_LO, uint32_t(addr));
+    set_reg(ZS_REG_ENGINE_ERROR_ADDR_HI, uint32_t(addr >> 32));
+    error_text_ = why;
+    cs_ = Cs::Error;
+    raise_irq(ZS_IRQ_ENGINE_ERROR);
+}
+
+bool Device::fetch_dword(uint64_t addr, bool in_batch, uint32_t &out)
+{
+    if (in_batch)
+        return read_va(addr, out);
+    if (!mem_.contains(addr, 4))
+        return false;
+    out = mem_.read32(addr);
+    return true;
+}
+
+bool Device::read_va(uint64_t va, uint32_t &out)
+{
+    Translation tr = gt_.mmu().translate(pt_root(), va, false);
+    if (tr.fault != FaultReason::None || (va & 3))
+        return false;
+    out = mem_.read32(tr.pa);
+    return true;
+}
+
+bool Device::write_va(uint64_t va, const uint32_t *dw, unsigned n)
+{
+    uint64_t pa[4];
+    for (unsigned i = 0; i < n; i++) {
+        Translation tr = gt_.mmu().translate(pt_root(), va + 4 * i, true);
+        if (tr.fault != FaultReason::None || (va & 3))
+            return false;
+        pa[i] = tr.pa;
+    }
+    for (unsigned i = 0; i < n; i++)
+        mem_.write32(pa[i], dw[i]);
+    return true;
+}
+
+void Device::note_faults()
+{
+    const auto &f = gt_.faults();
+    if (faults_seen_ == f.size())
+        return;
+    const PageFault &p = f.back();
+    faults_seen_ = f.size();
+    set_reg(ZS_REG_FAULT_STATUS, 1u | uint32_t(p.reason) << 4 | (p.write ? 1u << 8 : 0));
+    set_reg(ZS_REG_FAULT_ADDR_LO, uint32_t(p.va));
+    set_reg(ZS_REG_FAULT_ADDR_HI, uint32_t(p.va >> 32));
+    set_reg(ZS_REG_FAULT_THREAD, p.eu << 8 | p.thread);
+    set_reg(ZS_REG_FAULT_CTX, reg(ZS_REG_CTX_ID));
+    raise_irq(ZS_IRQ_PAGE_FAULT);
+}
+
+uint64_t Device::cs_step()
+{
+    uint64_t spent = 0;
+    const uint32_t *p = pending_;
+    auto addr64 = [&](unsigned i) { return uint64_t(p[i]) | uint64_t(p[i + 1]) << 32; };
+
+    if (cs_ == Cs::Error)
+        return 0;
+    if (cs_ == Cs::Idle) {
+        if (!(reg(ZS_REG_RING_CTL) & 1) || reg(ZS_REG_RING_HEAD) == reg(ZS_REG_RING_TAIL))
+            return 0;
+        const uint64_t base = uint64_t(reg(ZS_REG_RING_BASE_HI)) << 32 | reg(ZS_REG_RING_BASE_LO);
+        const uint32_t size = reg(ZS_REG_RING_SIZE), tail = reg(ZS_REG_RING_TAIL);
+        if ((base & 0xfff) || size < 4096 || size > (1u << 20) || (size & (size - 1)) ||
+            !mem_.contains(base, size) || tail >= size || (tail & 3)) {
+            engine_error(ZS_ERR_BAD_RING, base, "ring base/size/tail invalid");
+            return 0;
+        }
+        cs_ = Cs::Fetch;
+    }
+    for (unsigned n = 0; n < kCommandsPerStep; n++) {
+        if (cs_ == Cs::WaitIdle) {
+            if (gt_.busy())
+                return spent;
+            // Post-sync commands run once all earlier work has completed.
+            const uint64_t ts = gt_.now() * cfg_.timestamp_khz / (uint64_t(cfg_.core_mhz) * 1000);
+            const uint32_t op = p[0] >> 24;
+            bool ok = true;
+            if (op == ZS_CMD_STORE_DATA) {
+                ok = write_va(addr64(1), &p[3], 1);
+            } else if (op == ZS_CMD_TIMESTAMP_WRITE) {
+                const uint32_t v[2] = {uint32_t(ts), uint32_t(ts >> 32)};
+                ok = write_va(addr64(1), v, 2);
+            } else if (op == ZS_CMD_REPORT_PERF_COUNT) {
+                const uint32_t v[3] = {p[3], uint32_t(ts), uint32_t(ts >> 32)};
+                ok = write_va(addr64(1), v, 3);
+            } else if (op == ZS_CMD_USER_INTERRUPT) {
+                raise_irq(ZS_IRQ_USER);
+            }
+            cs_ = Cs::Fetch;
+            if (!ok) {
+                engine_error(ZS_ERR_BAD_ADDRESS, cmd_addr_, "post-sync write to an unmapped or read-only address");
+                return spent;
+            }
+        }
+        if (cs_ == Cs::WaitSemaphore) {
+            uint32_t v;
+            if (!read_va(addr64(1), v)) {
+                engine_error(ZS_ERR_BAD_ADDRESS, cmd_addr_, "semaphore address not mapped");
+                return spent;
+            }
+            const uint32_t want = p[3];
+            const bool ok = p[4] == 0 ? v == want : p[4] == 1 ? v != want : p[4] == 2 ? v >= want : v < want;
+            if (!ok)
+                return spent;
+            cs_ = Cs::Fetch;
+        }
+        // Fetch the next command from the batch or the ring.
+        const uint64_t ring = uint64_t(reg(ZS_REG_RING_BASE_HI)) << 32 | reg(ZS_REG_RING_BASE_LO);
+        const uint32_t size = reg(ZS_REG_RING_SIZE);
+        uint32_t head = reg(ZS_REG_RING_HEAD);
+        if (!in_batch_ && head == reg(ZS_REG_RING_TAIL)) {
+            cs_ = Cs::Idle;
+            return spent;
+        }
+        cmd_addr_ = in_batch_ ? batch_addr_ : ring + head;
+        uint32_t hdr;
+        if (!fetch_dword(cmd_addr_, in_batch_, hdr)) {
+            engine_error(ZS_ERR_FETCH_FAULT, cmd_addr_, "command fetch from an unmapped address");
+            return spent;
+        }
+        const uint32_t op = hdr >> 24, len = hdr & 0xffff;
+        const CmdInfo *ci = cmd_info(op);
+        auto advance = [&](uint32_t dwords) {
+            if (in_batch_)
+                batch_addr_ += 4ull * dwords;
+            else
+                set_reg(ZS_REG_RING_HEAD, (head + 4 * dwords) & (size - 1));
+        };
+        if (!ci) {
+            advance(1);
+            engine_error(ZS_ERR_UNKNOWN_OPCODE, cmd_addr_, "unknown command opcode " + std::to_string(op));
+            return spent;
+        }
+        if (hdr & 0x00ff0000u) {
+            advance(ci->len);
+            engine_error(ZS_ERR_RESERVED_BITS, cmd_addr_, std::string(ci->name) + ": reserved header bits set");
+            return spent;
+        }
+        if (len != ci->len) {
+            advance(ci->len);
+            engine_error(ZS_ERR_BAD_LENGTH, cmd_addr_,
+                         std::string(ci->name) + ": length " + std::to_string(len) + ", expected " +
+                             std::to_string(ci->len));
+            return spent;
+        }
+        pending_[0] = hdr;
+        pending_len_ = len;
+        for (uint32_t i = 1; i < len; i++) {
+            const uint64_t a = in_batch_ ? cmd_addr_ + 4 * i : ring + ((head + 4 * i) & (size - 1));
+            if (!fetch_dword(a, in_batch_, pending_[i])) {
+                engine_error(ZS_ERR_FETCH_FAULT, a, "command fetch from an unmapped address");
+                return spent;
+            }
+        }
+        advance(len);
+        spent += kCommandCycles;
+        switch (op) {
+        case ZS_CMD_NOOP:
+            break;
+        case ZS_CMD_BATCH_START:
+            if (in_batch_) {
+                engine_error(ZS_ERR_NESTED_BATCH, cmd_addr_, "BATCH_START inside a batch");
+                return spent;
+            }
+            in_batch_ = true;
+            batch_addr_ = addr64(1);
+            break;
+        case ZS_CMD_BATCH_END:
+            if (!in_batch_) {
+                engine_error(ZS_ERR_NESTED_BATCH, cmd_addr_, "BATCH_END outside a batch");
+                return spent;
+            }
+            in_batch_ = false;
+            break;
+        case ZS_CMD_COMPUTE_WALKER: {
+            WalkerJob w;
+            w.pt_root = pt_root();
+            w.kernel_va = addr64(1);
+            w.simd = p[3];
+            w.grf = p[4];
+            w.slm = p[5];
+            for (int i = 0; i < 3; i++) {
+                w.group_size[i] = p[6 + i];
+                w.group_count[i] = p[9 + i];
+            }
+            w.args_va = addr64(12);
+            w.arg_bytes = p[14];
+            std::string err = p[15] ? "reserved dword set" : w.grf < 1 || w.grf > 128 ? "GRF count out of range" : gt_.submit(w);
+            if (!err.empty()) {
+                engine_error(ZS_ERR_BAD_WALKER, cmd_addr_, "COMPUTE_WALKER: " + err);
+                return spent;
+            }
+            spent += kWalkerCycles;
+            break;
+        }
+        case ZS_CMD_STORE_DATA:
+        case ZS_CMD_TIMESTAMP_WRITE:
+        case ZS_CMD_REPORT_PERF_COUNT:
+        case ZS_CMD_USER_INTERRUPT:
+            cs_ = Cs::WaitIdle;
+            break;
+        case ZS_CMD_LOAD_REGISTER_IMM: {
+            const RegInfo *r = reg_info(p[1]);
+            if (!r || r->access != RW || p[1] == ZS_REG_RING_CTL) {
+                engine_error(ZS_ERR_BAD_REGISTER, cmd_addr_, "LOAD_REGISTER_IMM to a register that is not RW");
+                return spent;
+            }
+            mmio_write(p[1], p[2]);
+            break;
+        }
+        case ZS_CMD_SEMAPHORE_WAIT:
+            if (p[4] > 3) {
+                engine_error(ZS_ERR_BAD_WALKER, cmd_addr_, "SEMAPHORE_WAIT: unknown compare");
+                return spent;
+            }
+            cs_ = Cs::WaitSemaphore;
+            break;
+        }
+    }
+    return spent;
+}
+
+bool Device::busy() const
+{
+    if (gt_.busy())
+        return true;
+    if (cs_ == Cs::Fetch || cs_ == Cs::WaitIdle)
+        return true;
+    return cs_ == Cs::Idle && (reg(ZS_REG_RING_CTL) & 1) &&
+           reg(ZS_REG_RING_HEAD) != reg(ZS_REG_RING_TAIL);
+}
+
+uint64_t Device::run(uint64_t max_cycles)
+{
+    const uint64_t start = gt_.now();
+    while (gt_.now() - start < max_cycles) {
+        const uint64_t left = max_cycles - (gt_.now() - start);
+        const uint64_t cs_cycles = cs_step();
+        note_faults();
+        if (gt_.busy()) {
+            const uint64_t slice = std::min(left, cs_cycles ? cs_cycles : kGtChunk);
+            gt_.run(slice);
+            note_faults();
+        } else if (cs_cycles) {
+            gt_.idle_until(gt_.now() + std::min(left, cs_cycles));
+        } else if (!(cs_ == Cs::WaitIdle)) {
+            break;  // idle, waiting on a semaphore, or halted on an error
+        }
+    }
+    return gt_.now() - start;
+}
+
+}  // namespace zesim
+
+extern "C" {
+
+uint32_t zs_hw_mmio_read(zs_hw_t *hw, uint32_t offset)
+{
+    return static_cast<zesim::Device *>(hw)->mmio_read(offset);
+}
+
+void zs_hw_mmio_write(zs_hw_t *hw, uint32_t offset, uint32_t value)
+{
+    static_cast<zesim::Device *>(hw)->mmio_write(offset, value);
+}
+
+void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx)
+{
+    static_cast<zesim::Device *>(hw)->set_irq_handler(fn, ctx);
+}
+
+uint8_t *zs_hw_phys(zs_hw_t *hw, uint64_t *size)
+{
+    auto *d = static_cast<zesim::Device *>(hw);
+    if (size)
+        *size = d->mem().size();
+    return d->mem().base();
+}
+
+int zs_hw_phys_fd(zs_hw_t *hw) { return static_cast<zesim::Device *>(hw)->mem().fd(); }
+}

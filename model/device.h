@@ -1,0 +1,76 @@
+// The device: physical memory, MMIO registers, the command streamer and the
+// GT, behind the C hardware interface (include/zesim/hw_if.h).
+#ifndef ZESIM_MODEL_DEVICE_H
+#define ZESIM_MODEL_DEVICE_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "gt.h"
+#include "memory.h"
+#include "zesim/hw_if.h"
+
+struct zs_hw {
+    virtual ~zs_hw() = default;
+};
+
+namespace zesim {
+
+class Device : public zs_hw {
+public:
+    explicit Device(const GtConfig &cfg);
+
+    uint32_t mmio_read(uint32_t off);
+    void mmio_write(uint32_t off, uint32_t value);
+    void set_irq_handler(zs_irq_fn fn, void *ctx)
+    {
+        irq_fn_ = fn;
+        irq_ctx_ = ctx;
+    }
+
+    PhysMem &mem() { return mem_; }
+    Gt &gt() { return gt_; }
+
+    // Whether simulated time has anything to do (engine busy, GT busy).
+    bool busy() const;
+    // Advance by at most max_cycles; returns the cycles advanced.
+    uint64_t run(uint64_t max_cycles);
+    // Human-readable last engine error (for logs and tests).
+    const std::string &error_text() const { return error_text_; }
+
+private:
+    enum class Cs { Idle, Fetch, WaitIdle, WaitSemaphore, Error };
+
+    uint32_t reg(uint32_t off) const;
+    void set_reg(uint32_t off, uint32_t v) { regs_[off] = v; }
+    void raise_irq(uint32_t bits);
+    void engine_error(uint32_t reason, uint64_t addr, const std::string &why);
+    // Execute commands until the streamer must wait; returns cycles spent.
+    uint64_t cs_step();
+    bool fetch_dword(uint64_t addr, bool in_batch, uint32_t &out);
+    bool write_va(uint64_t va, const uint32_t *dw, unsigned n);
+    bool read_va(uint64_t va, uint32_t &out);
+    uint64_t pt_root() const;
+    void note_faults();
+
+    GtConfig cfg_;
+    PhysMem mem_;
+    Gt gt_;
+    std::map<uint32_t, uint32_t> regs_;
+    zs_irq_fn irq_fn_ = nullptr;
+    void *irq_ctx_ = nullptr;
+    uint32_t ts_hi_latch_ = 0, cyc_hi_latch_ = 0;
+    Cs cs_ = Cs::Idle;
+    bool in_batch_ = false;
+    uint64_t batch_addr_ = 0;
+    uint64_t cmd_addr_ = 0;  // address of the command being executed
+    uint32_t pending_[16] = {};
+    unsigned pending_len_ = 0;
+    size_t faults_seen_ = 0;
+    std::string error_text_;
+};
+
+}  // namespace zesim
+
+#endif

@@ -1,0 +1,740 @@
+// GT timing and dispatch (docs/model.md).  Functional semantics come from
+// thread.cc; this file decides when each instruction issues and performs the
+// sends against memory.
+#include "gt.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+
+namespace zesim {
+
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr int kFlagRegs = 2;  // f0, f1 tracked after the 128 GRFs in reg_ready
+
+}  // namespace
+
+struct Group;
+
+struct Job {
+    WalkerJob w;
+    uint64_t groups_total = 0, next_group = 0, groups_done = 0;
+    uint32_t threads_per_group = 0;
+    std::vector<DecodedInst> code;  // decoded lazily, indexed by ip / 16
+    std::vector<uint8_t> decoded;
+};
+
+struct Group {
+    Job *job;
+    uint32_t id[3];
+    uint32_t linear;
+    uint32_t live, arrived;
+    uint32_t subslice;
+    uint32_t slm_base;
+};
+
+struct HwThread {
+    ThreadState st;
+    bool busy = false;
+    uint64_t ready = kNever;       // earliest issue of its next instruction
+    uint64_t sends_done = 0;       // completion of its latest send (fence)
+    uint64_t reg_ready[ZE_GRF_COUNT + kFlagRegs];
+    Group *group = nullptr;
+    uint32_t index = 0;            // thread index in the group
+};
+
+struct Eu {
+    std::vector<HwThread> threads;
+    uint32_t resident = 0;
+    uint32_t rr = 0;
+    uint64_t accounted = 0;  // cycles before this are classified
+    uint64_t next = kNever;  // min ready over resident threads
+};
+
+struct SubSlice {
+    std::vector<Eu> eus;
+    uint32_t free_threads = 0;
+    uint32_t next_eu = 0;  // threads spread over EUs round-robin
+    std::vector<uint8_t> slm;
+    std::vector<std::pair<uint32_t, uint32_t>> slm_used;  // (base, size), sorted
+};
+
+struct Gt::Impl {
+    Gt &gt;
+    std::vector<SubSlice> ss;
+    std::deque<Job> jobs;  // front is dispatching; earlier ones may still run
+    std::vector<std::unique_ptr<Group>> groups;
+    uint32_t next_ss = 0;
+    uint64_t dispatcher_free = 0;
+    uint64_t resident_total = 0;
+    uint64_t window_end;
+
+    explicit Impl(Gt &g) : gt(g)
+    {
+        const Topology &t = g.cfg_.topo;
+        ss.resize(t.total_subslices());
+        for (SubSlice &s : ss) {
+            s.eus.resize(t.eus);
+            for (Eu &e : s.eus)
+                e.threads.resize(t.threads);
+            s.free_threads = t.eus * t.threads;
+            s.slm.assign(g.cfg_.slm_bytes_per_subslice, 0);
+        }
+        window_end = g.ledger_.window();
+    }
+
+    uint32_t eu_index(uint32_t s, uint32_t e) const { return s * gt.cfg_.topo.eus + e; }
+
+    // ---- accounting -------------------------------------------------------
+
+    // Classify EU cycles [e.accounted, upto) as stalled (threads resident,
+    // none issued) or idle (no thread).  Issue cycles are counted at issue.
+    void account(Eu &e, uint32_t idx, uint64_t upto)
+    {
+        if (upto <= e.accounted)
+            return;
+        const uint64_t n = upto - e.accounted;
+        if (e.resident)
+            gt.ledger_.cur().eu_stall[idx] += n;
+        else
+            gt.ledger_.cur().eu_idle[idx] += n;
+        e.accounted = upto;
+    }
+
+    void account_all(uint64_t upto)
+    {
+        for (uint32_t s = 0; s < ss.size(); s++)
+            for (uint32_t e = 0; e < ss[s].eus.size(); e++)
+                account(ss[s].eus[e], eu_index(s, e), upto);
+    }
+
+    // Per-cycle GT counters for [from, to): busy and thread occupancy.
+    void account_gt(uint64_t from, uint64_t to)
+    {
+        if (to <= from)
+            return;
+        LedgerWindow &w = gt.ledger_.cur();
+        if (resident_total || !jobs.empty())
+            w.gpu_busy += to - from;
+        w.thread_cycles += resident_total * (to - from);
+    }
+
+    // Advance time to `t`, closing ledger windows on the way.
+    void advance_to(uint64_t t)
+    {
+        while (t >= window_end) {
+            account_gt(gt.now_, window_end);
+            account_all(window_end);
+            gt.now_ = window_end;
+            gt.ledger_.close();
+            window_end += gt.ledger_.window();
+        }
+        account_gt(gt.now_, t);
+        gt.now_ = t;
+    }
+
+    // ---- code fetch -------------------------------------------------------
+
+    const DecodedInst *fetch(HwThread &t)
+    {
+        Job &j = *t.group->job;
+        const uint64_t slot = t.st.ip / ZE_INST_BYTES;
+        if (t.st.ip % ZE_INST_BYTES || slot > (16u << 20) / ZE_INST_BYTES)
+            return nullptr;
+        if (slot >= j.code.size()) {
+            j.code.resize(slot + 64);
+            j.decoded.resize(slot + 64, 0);
+        }
+        if (!j.decoded[slot]) {
+            uint8_t bytes[ZE_INST_BYTES];
+            for (unsigned i = 0; i < ZE_INST_BYTES; i += 4) {
+                Translation tr = gt.mmu_.translate(j.w.pt_root, j.w.kernel_va + t.st.ip + i, false);
+                if (tr.fault != FaultReason::None)
+                    return nullptr;
+                const uint32_t v = gt.mem_.read32(tr.pa);
+                std::memcpy(bytes + i, &v, 4);
+            }
+            j.code[slot] = decode_for_model(bytes);
+            j.decoded[slot] = 1;
+        }
+        return &j.code[slot];
+    }
+
+    // Earliest issue of the thread's next instruction given its dependencies.
+    void schedule(HwThread &t, uint64_t earliest)
+    {
+        const DecodedInst *d = t.st.status == ThreadStatus::Running ? fetch(t) : nullptr;
+        uint64_t r = earliest;
+        if (d && d->valid) {
+            for (int s = 0; s < 3; s++)
+                for (unsigned k = 0; k < d->rd_n[s]; k++)
+                    r = std::max(r, t.reg_ready[(d->rd_lo[s] + k) & 127]);
+            for (unsigned k = 0; k < d->wr_n; k++)
+                r = std::max(r, t.reg_ready[(d->wr_lo + k) & 127]);
+            for (int f = 0; f < kFlagRegs; f++)
+                if ((d->flag_rd | d->flag_wr) >> f & 1)
+                    r = std::max(r, t.reg_ready[ZE_GRF_COUNT + f]);
+        }
+        t.ready = r;
+    }
+
+    // ---- dispatch ---------------------------------------------------------
+
+    bool slm_alloc(SubSlice &s, uint32_t bytes, uint32_t &base)
+    {
+        uint32_t at = 0;
+        size_t i = 0;
+        for (; i < s.slm_used.size(); i++) {
+            if (s.slm_used[i].first - at >= bytes)
+                break;
+            at = s.slm_used[i].first + s.slm_used[i].second;
+        }
+        if (i == s.slm_used.size() && s.slm.size() - at < bytes)
+            return false;
+        s.slm_used.insert(s.slm_used.begin() + long(i), {at, bytes});
+        base = at;
+        return true;
+    }
+
+    void slm_free(SubSlice &s, uint32_t base)
+    {
+        for (size_t i = 0; i < s.slm_used.size(); i++)
+            if (s.slm_used[i].first == base) {
+                s.slm_used.erase(s.slm_used.begin() + long(i));
+                return;
+            }
+    }
+
+    void payload(HwThread &t, const Group &g, uint32_t s, uint32_t e, uint32_t slot)
+    {
+        const WalkerJob &w = g.job->w;
+        ThreadState &st = t.st;
+        st.reset();
+        st.status = ThreadStatus::Running;
+        for (int i = 0; i < 3; i++) {
+            st.grf[0][i] = g.id[i];
+            st.grf[0][4 + i] = w.group_size[i];
+        }
+        st.grf[0][3] = t.index;
+        st.grf[0][7] = g.job->threads_per_group;
+        const uint32_t items = w.group_size[0] * w.group_size[1] * w.group_size[2];
+        for (uint32_t i = 0; i < w.simd; i++) {
+            const uint32_t l = t.index * w.simd + i;
+            const uint32_t x = l % w.group_size[0];
+            const uint32_t y = (l / w.group_size[0]) % w.group_size[1];
+            const uint32_t z = l / (w.group_size[0] * w.group_size[1]);
+            if (l < items) {
+                st.ce |= 1u << i;
+                st.grf[1 + i / 8][i % 8] = x;
+                st.grf[3 + i / 8][i % 8] = y;
+                st.grf[5 + i / 8][i % 8] = z;
+            }
+        }
+        const Topology &tp = gt.cfg_.topo;
+        st.sr0[0] = (s / tp.subslices) << 24 | (s % tp.subslices) << 16 | e << 8 | slot;
+        st.sr0[1] = g.linear;
+        st.sr0[2] = w.simd;
+    }
+
+    // Copy the argument area into r7... through the MMU; false on a fault.
+    bool load_args(HwThread &t, const WalkerJob &w)
+    {
+        for (uint32_t off = 0; off < w.arg_bytes; off += 4) {
+            Translation tr = gt.mmu_.translate(w.pt_root, w.args_va + off, false);
+            if (tr.fault != FaultReason::None)
+                return false;
+            t.st.grf[7 + off / 32][(off / 4) % 8] = gt.mem_.read32(tr.pa);
+        }
+        return true;
+    }
+
+    // Try to place the next group of the front job; true when placed.
+    bool dispatch_one()
+    {
+        if (jobs.empty())
+            return false;
+        Job &j = jobs.front();
+        if (j.next_group >= j.groups_total)
+            return false;
+        const uint32_t nss = uint32_t(ss.size());
+        for (uint32_t k = 0; k < nss; k++) {
+            const uint32_t si = (next_ss + k) % nss;
+            SubSlice &s = ss[si];
+            uint32_t slm_base = 0;
+            if (s.free_threads < j.threads_per_group)
+                continue;
+            if (j.w.slm && !slm_alloc(s, j.w.slm, slm_base))
+                continue;
+            auto g = std::make_unique<Group>();
+            const uint64_t lin = j.next_group++;
+            g->job = &j;
+            g->linear = uint32_t(lin);
+            g->id[0] = uint32_t(lin % j.w.group_count[0]);
+            g->id[1] = uint32_t(lin / j.w.group_count[0] % j.w.group_count[1]);
+            g->id[2] = uint32_t(lin / (uint64_t(j.w.group_count[0]) * j.w.group_count[1]));
+            g->live = j.threads_per_group;
+            g->arrived = 0;
+            g->subslice = si;
+            g->slm_base = slm_base;
+            std::fill(s.slm.begin() + slm_base, s.slm.begin() + slm_base + j.w.slm, 0);
+            uint32_t placed = 0, e = s.next_eu;
+            while (placed < j.threads_per_group) {
+                Eu &eu = s.eus[e % s.eus.size()];
+                for (uint32_t slot = 0; slot < eu.threads.size(); slot++) {
+                    HwThread &t = eu.threads[slot];
+                    if (t.busy)
+                        continue;
+                    account(eu, eu_index(si, e % uint32_t(s.eus.size())), gt.now_);
+                    t.busy = true;
+                    t.group = g.get();
+                    t.index = placed++;
+                    payload(t, *g, si, e % uint32_t(s.eus.size()), slot);
+                    std::fill(std::begin(t.reg_ready), std::end(t.reg_ready), 0);
+                    t.sends_done = 0;
+                    dispatcher_free = std::max(dispatcher_free, gt.now_) + gt.cfg_.dispatch_cycles;
+                    if (!load_args(t, j.w))
+                        t.st.raise(ZE_EXC_PAGE_FAULT, 0);
+                    schedule(t, dispatcher_free);
+                    eu.resident++;
+                    eu.next = std::min(eu.next, t.ready);
+                    resident_total++;
+                    s.free_threads--;
+                    gt.ledger_.cur().threads_dispatched++;
+                    break;
+                }
+                e++;
+            }
+            s.next_eu = e % uint32_t(s.eus.size());
+            groups.push_back(std::move(g));
+            next_ss = (si + 1) % nss;
+            return true;
+        }
+        return false;
+    }
+
+    void dispatch()
+    {
+        while (dispatch_one()) {
+        }
+        while (!jobs.empty() && jobs.front().next_group >= jobs.front().groups_total &&
+               jobs.front().groups_done == jobs.front().groups_total) {
+            jobs.pop_front();
+            gt.walkers_completed_++;
+            if (gt.on_walker_done)
+                gt.on_walker_done();
+        }
+    }
+
+    // ---- thread end ---------------------------------------------------------
+
+    void record(const HwThread &t)
+    {
+        ThreadRecord r{};
+        std::memcpy(r.group, t.group->id, sizeof(r.group));
+        r.group_linear = t.group->linear;
+        r.thread = t.index;
+        r.status = t.st.status;
+        r.exception_bits = t.st.cr0[1];
+        r.exception_ip = t.st.cr0[2];
+        r.exception_addr = t.st.cr0[3];
+        std::memcpy(r.grf, t.st.grf, sizeof(r.grf));
+        r.f[0] = t.st.f[0];
+        r.f[1] = t.st.f[1];
+        gt.records_.push_back(r);
+    }
+
+    void release_barrier(Group &g, uint64_t at);
+
+    void retire(uint32_t si, uint32_t ei, HwThread &t)
+    {
+        SubSlice &s = ss[si];
+        Eu &eu = s.eus[ei];
+        account(eu, eu_index(si, ei), gt.now_ + 1);
+        if (gt.capture_)
+            record(t);
+        Group &g = *t.group;
+        t.busy = false;
+        t.ready = kNever;
+        t.group = nullptr;
+        eu.resident--;
+        resident_total--;
+        s.free_threads++;
+        gt.ledger_.cur().threads_retired++;
+        g.live--;
+        if (g.live && g.arrived == g.live)
+            release_barrier(g, gt.now_);
+        if (!g.live) {
+            if (g.job->w.slm)
+                slm_free(s, g.slm_base);
+            g.job->groups_done++;
+            groups.erase(std::find_if(groups.begin(), groups.end(),
+                                      [&](const std::unique_ptr<Group> &p) { return p.get() == &g; }));
+        }
+    }
+
+    // ---- sends --------------------------------------------------------------
+
+    void fault(HwThread &t, uint32_t eu, uint32_t slot, uint64_t va, FaultReason why, bool write)
+    {
+        gt.faults_.push_back(PageFault{va, why, eu, slot, write});
+        t.st.raise(ZE_EXC_PAGE_FAULT, uint32_t(va));
+    }
+
+    // Performs a send; returns the cycle its result is ready.
+    uint64_t send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, const DecodedInst &d);
+};
+
+void Gt::Impl::release_barrier(Group &g, uint64_t at)
+{
+    SubSlice &s = ss[g.subslice];
+    gt.ledger_.cur().barriers++;
+    for (Eu &eu : s.eus)
+        for (HwThread &t : eu.threads)
+            if (t.busy && t.group == &g && t.st.status == ThreadStatus::Barrier) {
+                t.st.status = ThreadStatus::Running;
+                schedule(t, at + gt.cfg_.barrier_cycles);
+                eu.next = std::min(eu.next, t.ready);
+            }
+    g.arrived = 0;
+}
+
+uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, const DecodedInst &d)
+{
+    const ze_inst_t &in = d.in;
+    ThreadState &st = t.st;
+    const unsigned msg = ze_send_msg(in.dw3);
+    const uint64_t now = gt.now_;
+    LedgerWindow &w = gt.ledger_.cur();
+    w.sends[msg]++;
+    const uint32_t geu = eu_index(si, ei);
+    switch (msg) {
+    case ZE_MSG_BARRIER: {
+        Group &g = *t.group;
+        st.ip += ZE_INST_BYTES;
+        st.status = ThreadStatus::Barrier;
+        if (++g.arrived == g.live)
+            release_barrier(g, now);
+        return now;
+    }
+    case ZE_MSG_FENCE:
+        st.ip += ZE_INST_BYTES;
+        return std::max(now + 1, t.sends_done);
+    case ZE_MSG_EOT:
+        st.status = ThreadStatus::Done;
+        return now;
+    case ZE_MSG_TIMESTAMP: {
+        const ze_operand_t &o = in.dst;
+        st.grf[o.reg][o.sub] = uint32_t(now);
+        st.grf[o.reg][o.sub + 1] = uint32_t(now >> 32);
+        st.ip += ZE_INST_BYTES;
+        return now + 1;
+    }
+    default:
+        break;
+    }
+
+    const bool slm = msg == ZE_MSG_SLM_LOAD || msg == ZE_MSG_SLM_STORE || msg == ZE_MSG_SLM_ATOMIC;
+    const bool atomic = msg == ZE_MSG_ATOMIC || msg == ZE_MSG_SLM_ATOMIC;
+    const bool store = msg == ZE_MSG_STORE || msg == ZE_MSG_SLM_STORE;
+    const unsigned v = ze_send_vsize(in.dw3);
+    const unsigned n = in.esize, span = n > 8 ? n / 8 : 1;
+    const uint32_t lanes = enabled_lanes(st, in);
+    uint64_t base = 0;
+    if (!slm)
+        base = uint64_t(st.grf[in.src[2].reg][in.src[2].sub]) |
+               uint64_t(st.grf[in.src[2].reg][in.src[2].sub + 1]) << 32;
+    const WalkerJob &job = t.group->job->w;
+
+    // Check every channel and element before performing any (docs/isa.md §4).
+    uint64_t where[ZE_MAX_SIMD][4];
+    for (unsigned i = 0; i < n; i++) {
+        if (!(lanes >> i & 1))
+            continue;
+        const uint32_t off = lane_dword(st, in.src[0].reg, i);
+        for (unsigned e = 0; e < v; e++) {
+            const uint64_t a = slm ? uint64_t(off) + 4 * e : base + off + 4 * e;
+            if (a & 3) {
+                st.raise(ZE_EXC_MISALIGNED, uint32_t(a));
+                return now;
+            }
+            if (slm) {
+                if (a + 4 > job.slm) {
+                    st.raise(ZE_EXC_SLM_BOUNDS, uint32_t(a));
+                    return now;
+                }
+                where[i][e] = t.group->slm_base + a;
+                continue;
+            }
+            Translation tr = gt.mmu_.translate(job.pt_root, a, store || atomic);
+            if (tr.fault != FaultReason::None) {
+                fault(t, geu, slot, a, tr.fault, store || atomic);
+                return now;
+            }
+            where[i][e] = tr.pa;
+        }
+    }
+
+    uint8_t *slm_mem = ss[si].slm.data();
+    auto rd = [&](uint64_t a) {
+        if (slm) {
+            uint32_t x;
+            std::memcpy(&x, slm_mem + a, 4);
+            return x;
+        }
+        return gt.mem_.read32(a);
+    };
+    auto wr = [&](uint64_t a, uint32_t x) {
+        if (slm)
+            std::memcpy(slm_mem + a, &x, 4);
+        else
+            gt.mem_.write32(a, x);
+    };
+    const unsigned op = ze_send_atomic(in.dw3);
+    uint32_t result[4][ZE_MAX_SIMD];
+    for (unsigned i = 0; i < n; i++) {
+        if (!(lanes >> i & 1))
+            continue;
+        for (unsigned e = 0; e < v; e++) {
+            const uint64_t a = where[i][e];
+            if (store) {
+                wr(a, lane_dword(st, in.src[1].reg + e * span, i));
+            } else if (!atomic) {
+                result[e][i] = rd(a);
+            } else {
+                const uint32_t old = rd(a);
+                const uint32_t p0 = in.src[1].kind ? lane_dword(st, in.src[1].reg, i) : 0;
+                const uint32_t p1 = op == ZE_ATOMIC_CMPXCHG ? lane_dword(st, in.src[1].reg + span, i) : 0;
+                uint32_t nv = old;
+                switch (op) {
+                case ZE_ATOMIC_ADD: nv = old + p0; break;
+                case ZE_ATOMIC_SUB: nv = old - p0; break;
+                case ZE_ATOMIC_MIN: nv = int32_t(p0) < int32_t(old) ? p0 : old; break;
+                case ZE_ATOMIC_MAX: nv = int32_t(p0) > int32_t(old) ? p0 : old; break;
+                case ZE_ATOMIC_UMIN: nv = std::min(old, p0); break;
+                case ZE_ATOMIC_UMAX: nv = std::max(old, p0); break;
+                case ZE_ATOMIC_AND: nv = old & p0; break;
+                case ZE_ATOMIC_OR: nv = old | p0; break;
+                case ZE_ATOMIC_XOR: nv = old ^ p0; break;
+                case ZE_ATOMIC_XCHG: nv = p0; break;
+                case ZE_ATOMIC_CMPXCHG: nv = old == p0 ? p1 : old; break;
+                case ZE_ATOMIC_INC: nv = old + 1; break;
+                case ZE_ATOMIC_DEC: nv = old - 1; break;
+                default: break;
+                }
+                wr(a, nv);
+                result[0][i] = old;
+            }
+        }
+    }
+    if (!store && in.dst.kind == ZE_OPND_GRFV)
+        for (unsigned i = 0; i < n; i++)
+            if (lanes >> i & 1)
+                for (unsigned e = 0; e < v; e++)
+                    st.grf[(in.dst.reg + e * span + i / 8) & 127][i % 8] = result[e][i];
+    st.ip += ZE_INST_BYTES;
+
+    // Timing: lines touched (global) or dwords (SLM).
+    const unsigned cnt = unsigned(__builtin_popcount(lanes)) * v;
+    if (slm) {
+        uint32_t dw[ZE_MAX_SIMD * 4];
+        unsigned k = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (lanes >> i & 1)
+                for (unsigned e = 0; e < v; e++)
+                    dw[k++] = uint32_t(where[i][e] / 4);
+        const MemStats before = gt.timing_.stats();
+        const uint64_t done = gt.timing_.slm_access(now, dw, k, store, atomic);
+        w.slm_read += gt.timing_.stats().slm_bytes_read - before.slm_bytes_read;
+        w.slm_write += gt.timing_.stats().slm_bytes_written - before.slm_bytes_written;
+        return done;
+    }
+    uint64_t lines[ZE_MAX_SIMD * 4];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (lanes >> i & 1)
+            for (unsigned e = 0; e < v; e++) {
+                const uint64_t l = where[i][e] / kLineBytes;
+                if (std::find(lines, lines + k, l) == lines + k)
+                    lines[k++] = l;
+            }
+    const MemStats before = gt.timing_.stats();
+    const uint64_t done = gt.timing_.global_access(now, lines, k, store, cnt * 4, atomic);
+    const MemStats &after = gt.timing_.stats();
+    w.l3_read += after.l3_bytes_read - before.l3_bytes_read;
+    w.l3_write += after.l3_bytes_written - before.l3_bytes_written;
+    w.dram += after.dram_bytes - before.dram_bytes;
+    return done;
+}
+
+Gt::Gt(const GtConfig &cfg, PhysMem &mem)
+    : cfg_(cfg), mem_(mem), mmu_(mem), timing_(cfg.mem)
+{
+    ledger_.configure(cfg.topo.total_eus(), cfg.ledger_window);
+    impl_ = std::make_unique<Impl>(*this);
+}
+
+Gt::~Gt() = default;
+
+std::string Gt::submit(const WalkerJob &w)
+{
+    if (w.simd != 8 && w.simd != 16)
+        return "SIMD width must be 8 or 16";
+    uint64_t items = 1, groups = 1;
+    for (int i = 0; i < 3; i++) {
+        if (!w.group_size[i] || !w.group_count[i])
+            return "zero group size or count";
+        items *= w.group_size[i];
+        groups *= w.group_count[i];
+    }
+    const uint64_t threads = (items + w.simd - 1) / w.simd;
+    const Topology &t = cfg_.topo;
+    if (threads > uint64_t(t.eus) * t.threads)
+        return "thread group needs " + std::to_string(threads) + " threads; a sub-slice has " +
+               std::to_string(t.eus * t.threads);
+    if (w.slm > cfg_.slm_bytes_per_subslice)
+        return "SLM size exceeds the sub-slice's " + std::to_string(cfg_.slm_bytes_per_subslice) + " bytes";
+    if (w.arg_bytes > 1024 || w.arg_bytes % 4)
+        return "argument area must be a multiple of 4 up to 1024 bytes";
+    if (groups >> 32)
+        return "too many thread groups";
+    Job j;
+    j.w = w;
+    j.groups_total = groups;
+    j.threads_per_group = uint32_t(threads);
+    impl_->jobs.push_back(std::move(j));
+    return "";
+}
+
+bool Gt::busy() const { return !impl_->jobs.empty() || impl_->resident_total > 0; }
+
+void Gt::idle_until(uint64_t cycle)
+{
+    if (cycle > now_)
+        impl_->advance_to(cycle);
+}
+
+uint64_t Gt::run(uint64_t max_cycles)
+{
+    Impl &m = *impl_;
+    const uint64_t start = now_, stop = now_ + max_cycles;
+    const unsigned lat[ZE_LAT_COUNT] = {
+#define ZE_LAT(e, cycles, name) cycles,
+#include "zesim/ze_isa.def"
+#undef ZE_LAT
+    };
+    while (now_ < stop) {
+        m.dispatch();
+        if (!busy())
+            break;
+        uint64_t next = kNever;
+        for (uint32_t si = 0; si < m.ss.size(); si++) {
+            SubSlice &s = m.ss[si];
+            for (uint32_t ei = 0; ei < s.eus.size(); ei++) {
+                Eu &eu = s.eus[ei];
+                if (!eu.resident || eu.next > now_) {
+                    next = std::min(next, eu.next);
+                    continue;
+                }
+                // Issue one instruction: the first ready thread after the last issuer.
+                const uint32_t nt = uint32_t(eu.threads.size());
+                HwThread *pick = nullptr;
+                uint32_t slot = 0;
+                for (uint32_t k = 1; k <= nt; k++) {
+                    const uint32_t c = (eu.rr + k) % nt;
+                    HwThread &t = eu.threads[c];
+                    if (t.busy && t.st.status == ThreadStatus::Running && t.ready <= now_) {
+                        pick = &t;
+                        slot = c;
+                        break;
+                    }
+                }
+                const uint32_t gidx = m.eu_index(si, ei);
+                if (pick) {
+                    m.account(eu, gidx, now_);
+                    eu.accounted = now_ + 1;
+                    ledger_.cur().eu_active[gidx]++;
+                    eu.rr = slot;
+                    HwThread &t = *pick;
+                    const DecodedInst *d = m.fetch(t);
+                    uint64_t after = now_ + 1;
+                    if (!d) {
+                        t.st.raise(ZE_EXC_PAGE_FAULT, t.st.ip);
+                    } else {
+                        const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
+                        StepResult r = execute(t.st, *d);
+                        if (d->valid && t.st.status != ThreadStatus::Exception) {
+                            ledger_.cur().inst[d->lat_class]++;
+                            ledger_.cur().lane_ops += unsigned(__builtin_popcount(enabled));
+                        }
+                        uint64_t result = now_ + lat[d->lat_class];
+                        if (r == StepResult::Send) {
+                            result = m.send(si, ei, slot, t, *d);
+                            t.sends_done = std::max(t.sends_done, result);
+                            if (ze_send_msg(d->in.dw3) == ZE_MSG_FENCE)
+                                after = result;
+                        } else if (d->in.opcode == ZE_OP_WAIT) {
+                            const ze_operand_t &o = d->in.src[0];
+                            const uint32_t c = o.kind == ZE_OPND_IMM ? d->in.dw3 : t.st.grf[o.reg][o.sub];
+                            after = now_ + std::max<uint64_t>(1, c);
+                        } else if (d->lat_class == ZE_LAT_BRANCH) {
+                            after = result;
+                        }
+                        for (unsigned k = 0; k < d->wr_n; k++)
+                            t.reg_ready[(d->wr_lo + k) & 127] = std::max(t.reg_ready[(d->wr_lo + k) & 127], result);
+                        for (int f = 0; f < kFlagRegs; f++)
+                            if (d->flag_wr >> f & 1)
+                                t.reg_ready[ZE_GRF_COUNT + f] = result;
+                    }
+                    if (t.st.status == ThreadStatus::Running)
+                        m.schedule(t, after);
+                    else if (t.st.status == ThreadStatus::Barrier)
+                        t.ready = kNever;
+                    else
+                        m.retire(si, ei, t);
+                }
+                eu.next = kNever;
+                for (HwThread &t : eu.threads)
+                    if (t.busy && t.st.status == ThreadStatus::Running)
+                        eu.next = std::min(eu.next, t.ready);
+                if (eu.resident && eu.next <= now_)
+                    eu.next = now_ + 1;
+                next = std::min(next, eu.next);
+            }
+        }
+        m.dispatch();
+        if (!busy())
+            break;
+        if (next == kNever) {
+            // Everything resident waits at a barrier that cannot complete, or
+            // for a dispatch slot: both are stuck forever.
+            next = std::max(now_ + 1, m.dispatcher_free);
+            if (m.resident_total && next == now_ + 1 && m.jobs.empty())
+                break;
+        }
+        m.advance_to(std::min(std::max(next, now_ + 1), stop));
+    }
+    return now_ - start;
+}
+
+void Gt::flush_ledger()
+{
+    impl_->account_all(now_);
+    ledger_.flush(now_);
+}
+
+bool Gt::run_to_idle(uint64_t limit)
+{
+    const uint64_t end = now_ + limit;
+    while (busy() && now_ < end) {
+        const uint64_t before = now_;
+        run(end - now_);
+        if (now_ == before && busy())
+            return false;  // stuck (e.g. a barrier that can never complete)
+    }
+    return !busy();
+}
+
+}  // namespace zesim

@@ -1,0 +1,122 @@
+// The GT: thread dispatcher, sub-slices with SLM and barriers, EUs with
+// hardware threads, the memory hierarchy, and the ground-truth ledger.
+// Plain C++ objects; the SystemC wrapper (gt_top.h) ticks them from one
+// process.  Idle EUs cost nothing: time jumps to the next ready thread.
+#ifndef ZESIM_MODEL_GT_H
+#define ZESIM_MODEL_GT_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ledger.h"
+#include "memory.h"
+#include "thread.h"
+
+namespace zesim {
+
+struct Topology {
+    uint32_t slices = 1;
+    uint32_t subslices = 6;  // per slice
+    uint32_t eus = 16;       // per sub-slice
+    uint32_t threads = 7;    // per EU
+    uint32_t total_subslices() const { return slices * subslices; }
+    uint32_t total_eus() const { return total_subslices() * eus; }
+};
+
+struct GtConfig {
+    std::string name = "xe-lp";
+    Topology topo;
+    uint32_t core_mhz = 1000;
+    uint32_t timestamp_khz = 12500;
+    uint32_t slm_bytes_per_subslice = 64 * 1024;
+    uint32_t dispatch_cycles = 8;   // per thread, serialized in the dispatcher
+    uint32_t barrier_cycles = 8;    // release latency after the last arrival
+    uint64_t phys_bytes = 256ull << 20;
+    uint64_t ledger_window = 10000; // cycles
+    MemConfig mem;
+};
+
+// One COMPUTE_WALKER (docs/commands.md).
+struct WalkerJob {
+    uint64_t pt_root = 0;
+    uint64_t kernel_va = 0;
+    uint32_t simd = 16, grf = 128, slm = 0;
+    uint32_t group_size[3] = {1, 1, 1};
+    uint32_t group_count[3] = {1, 1, 1};
+    uint64_t args_va = 0;
+    uint32_t arg_bytes = 0;
+};
+
+// Final state of a thread, kept when capture is on (differential tests).
+struct ThreadRecord {
+    uint32_t group[3];
+    uint32_t group_linear;
+    uint32_t thread;  // index in its group
+    ThreadStatus status;
+    uint32_t exception_bits, exception_ip, exception_addr;
+    uint32_t grf[ZE_GRF_COUNT][8];
+    uint32_t f[2];
+};
+
+struct PageFault {
+    uint64_t va;
+    FaultReason reason;
+    uint32_t eu, thread;  // global EU index, slot
+    bool write;
+};
+
+class Gt {
+public:
+    Gt(const GtConfig &cfg, PhysMem &mem);
+    ~Gt();
+
+    const GtConfig &config() const { return cfg_; }
+    uint64_t now() const { return now_; }
+    Mmu &mmu() { return mmu_; }
+    Ledger &ledger() { return ledger_; }
+
+    // Queue a walker; it runs when earlier ones have dispatched.  Returns an
+    // error message when the job cannot run at all (empty for success).
+    std::string submit(const WalkerJob &job);
+    bool busy() const;
+    // Advance simulated time by at most `max_cycles`; returns cycles advanced.
+    // Stops early (returning fewer) when the GT goes idle.
+    uint64_t run(uint64_t max_cycles);
+    // Run until idle; returns false if `limit` cycles pass first.
+    bool run_to_idle(uint64_t limit);
+    // Jump simulated time forward while idle (e.g. a command-streamer wait).
+    void idle_until(uint64_t cycle);
+
+    // Close the ledger's current window at the present cycle (end of a run).
+    void flush_ledger();
+
+    void set_capture(bool on) { capture_ = on; }
+    const std::vector<ThreadRecord> &records() const { return records_; }
+    const std::vector<PageFault> &faults() const { return faults_; }
+    uint64_t walkers_completed() const { return walkers_completed_; }
+    // Called whenever a walker finishes (the command streamer waits on it).
+    std::function<void()> on_walker_done;
+
+    struct Impl;
+
+private:
+    GtConfig cfg_;
+    PhysMem &mem_;
+    Mmu mmu_;
+    MemTiming timing_;
+    Ledger ledger_;
+    uint64_t now_ = 0;
+    bool capture_ = false;
+    std::vector<ThreadRecord> records_;
+    std::vector<PageFault> faults_;
+    uint64_t walkers_completed_ = 0;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace zesim
+
+#endif

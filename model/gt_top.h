@@ -1,0 +1,31 @@
+// The SystemC top: one process ticks the whole device (plain C++ units
+// inside, see docs/model.md) in quanta of simulated time.  Requests from the
+// daemon are served between sc_start() calls, so simulated time advances only
+// while the device has work: idle gaps between submissions are skipped.
+#ifndef ZESIM_MODEL_GT_TOP_H
+#define ZESIM_MODEL_GT_TOP_H
+
+#include <systemc>
+
+#include "device.h"
+
+namespace zesim {
+
+class GtTop : public sc_core::sc_module {
+public:
+    GtTop(sc_core::sc_module_name name, Device &dev, uint64_t quantum_cycles);
+    // Run until the device is idle or `limit` cycles pass; true when idle.
+    bool run_until_idle(uint64_t limit);
+
+private:
+    void clock_process();
+
+    Device &dev_;
+    uint64_t quantum_;
+    sc_core::sc_time period_;
+    sc_core::sc_event kick_;
+};
+
+}  // namespace zesim
+
+#endif

@@ -1,0 +1,113 @@
+#include "ledger.h"
+
+#include <cstdio>
+
+namespace zesim {
+
+namespace {
+
+void append_array(std::string &s, const char *name, const std::vector<uint64_t> &v)
+{
+    s += ",\"";
+    s += name;
+    s += "\":[";
+    for (size_t i = 0; i < v.size(); i++) {
+        if (i)
+            s += ',';
+        s += std::to_string(v[i]);
+    }
+    s += ']';
+}
+
+void append_field(std::string &s, const char *name, uint64_t v, bool first = false)
+{
+    if (!first)
+        s += ',';
+    s += '"';
+    s += name;
+    s += "\":";
+    s += std::to_string(v);
+}
+
+}  // namespace
+
+void LedgerWindow::reset(uint64_t idx, uint64_t s, uint64_t e, size_t eus)
+{
+    *this = LedgerWindow{};
+    index = idx;
+    start = s;
+    end = e;
+    eu_active.assign(eus, 0);
+    eu_stall.assign(eus, 0);
+    eu_idle.assign(eus, 0);
+}
+
+std::string LedgerWindow::json() const
+{
+    std::string s = "{";
+    append_field(s, "window", index, true);
+    append_field(s, "start", start);
+    append_field(s, "end", end);
+    append_field(s, "gpu_busy", gpu_busy);
+    append_field(s, "thread_cycles", thread_cycles);
+    append_field(s, "threads_dispatched", threads_dispatched);
+    append_field(s, "threads_retired", threads_retired);
+    append_array(s, "eu_active", eu_active);
+    append_array(s, "eu_stall", eu_stall);
+    append_array(s, "eu_idle", eu_idle);
+    s += ",\"inst\":{";
+    for (int i = 0; i < ZE_LAT_COUNT; i++)
+        append_field(s, ze_lat_name(ze_lat(i)), inst[i], i == 0);
+    s += '}';
+    append_field(s, "lane_ops", lane_ops);
+    s += ",\"sends\":{";
+    bool first = true;
+    for (unsigned m = 0; m < 16; m++)
+        if (const ze_msg_info_t *mi = ze_msg_info(m)) {
+            append_field(s, mi->name, sends[m], first);
+            first = false;
+        }
+    s += '}';
+    s += ",\"bytes\":{";
+    append_field(s, "l3_read", l3_read, true);
+    append_field(s, "l3_write", l3_write);
+    append_field(s, "dram", dram);
+    append_field(s, "slm_read", slm_read);
+    append_field(s, "slm_write", slm_write);
+    s += '}';
+    append_field(s, "barriers", barriers);
+    s += "}\n";
+    return s;
+}
+
+void Ledger::configure(size_t eus, uint64_t window)
+{
+    eus_ = eus;
+    window_ = window ? window : 10000;
+    cur_.reset(0, 0, window_, eus_);
+}
+
+void Ledger::close()
+{
+    lines_ += cur_.json();
+    const uint64_t idx = cur_.index + 1, end = cur_.end;
+    cur_.reset(idx, end, end + window_, eus_);
+}
+
+void Ledger::flush(uint64_t cycle)
+{
+    if (cycle <= cur_.start)
+        return;
+    cur_.end = cycle;
+    lines_ += cur_.json();
+    cur_.reset(cur_.index + 1, cycle, cycle + window_, eus_);
+}
+
+std::string Ledger::take_new()
+{
+    std::string s = lines_.substr(taken_);
+    taken_ = lines_.size();
+    return s;
+}
+
+}  // namespace zesim

@@ -1,0 +1,21 @@
+// Device configuration: presets, config files and command-line overrides.
+#ifndef ZESIM_SIM_CONFIG_H
+#define ZESIM_SIM_CONFIG_H
+
+#include <string>
+
+#include "gt.h"
+
+namespace zesim {
+
+// Throws std::runtime_error with a clear message on an unknown preset.
+GtConfig preset_config(const std::string &name);
+// Apply a JSON config file (keys as in docs/config.md) on top of `cfg`.
+void load_config_file(const std::string &path, GtConfig &cfg);
+// Parse "SxSSxEUxT", e.g. 2x4x8x8.
+void parse_topology(const std::string &text, Topology &t);
+std::string describe(const GtConfig &cfg);
+
+}  // namespace zesim
+
+#endif

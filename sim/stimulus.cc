@@ -1,0 +1,351 @@
+// Standalone mode: run a command-buffer stimulus file with no driver
+// (docs/stimulus.md).  This file plays a minimal KMD: it allocates physical
+// pages, builds page tables, loads modules, writes a batch buffer and rings
+// the doorbell -- all through the hardware interface (MMIO + physical memory).
+#include "stimulus.h"
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "zesim/hw_if.h"
+#include "zesim/ze_module.h"
+
+namespace zesim {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kRingPhys = 0x1000;
+constexpr uint32_t kRingSize = 4096;
+constexpr uint64_t kBatchVa = 0x7f0000000000ull;
+constexpr uint64_t kArgsVa = 0x7e0000000000ull;
+constexpr uint32_t kLocalArgAlign = 4;
+
+struct Mapping {
+    uint64_t va, size;
+};
+
+class MiniKmd {
+public:
+    explicit MiniKmd(zs_hw_t *hw) : hw_(hw)
+    {
+        mem_ = zs_hw_phys(hw, &size_);
+        next_phys_ = 0x10000;
+        root_ = alloc_page();
+    }
+
+    uint64_t root() const { return root_; }
+    uint8_t *phys() { return mem_; }
+
+    uint64_t alloc_page()
+    {
+        if (next_phys_ + kPage > size_)
+            throw std::runtime_error("stimulus needs more physical memory than the device has");
+        const uint64_t pa = next_phys_;
+        next_phys_ += kPage;
+        std::memset(mem_ + pa, 0, kPage);
+        return pa;
+    }
+
+    // Map [va, va+size) to fresh zeroed pages.
+    void map(uint64_t va, uint64_t size, bool writable)
+    {
+        if (va % kPage || va >> 47)
+            throw std::runtime_error("buffer address " + hex(va) + " must be 4 KiB aligned and below 2^47");
+        for (const Mapping &m : maps_)
+            if (va < m.va + m.size && m.va < va + size)
+                throw std::runtime_error("buffer at " + hex(va) + " overlaps another at " + hex(m.va));
+        maps_.push_back({va, size});
+        for (uint64_t off = 0; off < size; off += kPage) {
+            uint64_t table = root_;
+            const uint64_t a = va + off;
+            for (int level = 3; level > 0; level--) {
+                const uint64_t idx = (a >> (12 + 9 * level)) & 511;
+                uint64_t e;
+                std::memcpy(&e, mem_ + table + idx * 8, 8);
+                if (!(e & 1)) {
+                    e = alloc_page() | 3;
+                    std::memcpy(mem_ + table + idx * 8, &e, 8);
+                }
+                table = e & 0x000ffffffffff000ull;
+            }
+            const uint64_t pte = alloc_page() | 1 | (writable ? 2 : 0);
+            std::memcpy(mem_ + table + ((a >> 12) & 511) * 8, &pte, 8);
+        }
+    }
+
+    uint64_t translate(uint64_t va)
+    {
+        uint64_t table = root_;
+        for (int level = 3; level >= 0; level--) {
+            uint64_t e;
+            std::memcpy(&e, mem_ + table + ((va >> (12 + 9 * level)) & 511) * 8, 8);
+            if (!(e & 1))
+                throw std::runtime_error("address " + hex(va) + " is not mapped");
+            table = e & 0x000ffffffffff000ull;
+        }
+        return table | (va & 0xfff);
+    }
+
+    void write(uint64_t va, const uint8_t *src, size_t n)
+    {
+        for (size_t i = 0; i < n; i++)
+            mem_[translate(va + i)] = src[i];
+    }
+
+    void read(uint64_t va, uint8_t *dst, size_t n)
+    {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = mem_[translate(va + i)];
+    }
+
+    static std::string hex(uint64_t v)
+    {
+        char b[32];
+        snprintf(b, sizeof(b), "0x%llx", (unsigned long long)v);
+        return b;
+    }
+
+private:
+    zs_hw_t *hw_;
+    uint8_t *mem_;
+    uint64_t size_ = 0, next_phys_, root_;
+    std::vector<Mapping> maps_;
+};
+
+uint64_t number(const json &j, const char *what)
+{
+    if (j.is_number_unsigned())
+        return j.get<uint64_t>();
+    if (j.is_string())
+        return std::stoull(j.get<std::string>(), nullptr, 0);
+    throw std::runtime_error(std::string(what) + ": expected a number or a \"0x...\" string");
+}
+
+std::vector<uint8_t> unhex(const std::string &s, const char *what)
+{
+    if (s.size() % 2)
+        throw std::runtime_error(std::string(what) + ": odd number of hex digits");
+    std::vector<uint8_t> out(s.size() / 2);
+    for (size_t i = 0; i < out.size(); i++) {
+        const std::string byte = s.substr(2 * i, 2);
+        char *end;
+        out[i] = uint8_t(strtoul(byte.c_str(), &end, 16));
+        if (*end)
+            throw std::runtime_error(std::string(what) + ": bad hex digits '" + byte + "'");
+    }
+    return out;
+}
+
+std::string tohex(const uint8_t *p, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    std::string s(n * 2, '0');
+    for (size_t i = 0; i < n; i++) {
+        s[2 * i] = d[p[i] >> 4];
+        s[2 * i + 1] = d[p[i] & 15];
+    }
+    return s;
+}
+
+const char *status_name(ThreadStatus s)
+{
+    switch (s) {
+    case ThreadStatus::Done: return "eot";
+    case ThreadStatus::Halted: return "halt";
+    case ThreadStatus::Exception: return "exception";
+    default: return "running";
+    }
+}
+
+struct LoadedModule {
+    zm_module_t m{};
+    uint64_t va = 0;
+    ~LoadedModule() { zm_module_free(&m); }
+};
+
+}  // namespace
+
+std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const StimulusOptions &opt)
+{
+    std::ifstream f(path);
+    if (!f)
+        throw std::runtime_error(path + ": cannot open");
+    json s;
+    try {
+        s = json::parse(f);
+    } catch (const json::exception &e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    zs_hw_t *hw = &dev;
+    MiniKmd kmd(hw);
+    json out = json::object();
+    try {
+        std::vector<Mapping> buffers;
+        for (const json &b : s.value("buffers", json::array())) {
+            const uint64_t va = number(b.at("address"), "buffer address");
+            std::vector<uint8_t> data = unhex(b.value("data", std::string()), "buffer data");
+            const uint64_t size = b.contains("size") ? number(b["size"], "buffer size") : data.size();
+            if (!size || data.size() > size)
+                throw std::runtime_error("buffer at " + MiniKmd::hex(va) + ": size must be > 0 and hold its data");
+            kmd.map(va, (size + kPage - 1) & ~(kPage - 1), b.value("writable", true));
+            kmd.write(va, data.data(), data.size());
+            buffers.push_back({va, size});
+        }
+        std::vector<std::unique_ptr<LoadedModule>> modules;
+        for (const json &m : s.value("modules", json::array())) {
+            auto lm = std::make_unique<LoadedModule>();
+            std::string mpath = m.at("path").get<std::string>();
+            if (mpath[0] != '/')
+                mpath = dir + "/" + mpath;
+            char err[512];
+            if (zm_module_read_file(mpath.c_str(), &lm->m, err, sizeof(err)))
+                throw std::runtime_error(err);
+            lm->va = number(m.at("address"), "module address");
+            uint64_t end = 0;
+            for (uint32_t k = 0; k < lm->m.nkernels; k++)
+                end = std::max(end, lm->m.kernels[k].addr + lm->m.kernels[k].text_size);
+            kmd.map(lm->va, (end + kPage - 1) & ~(kPage - 1), false);
+            for (uint32_t k = 0; k < lm->m.nkernels; k++)
+                kmd.write(lm->va + lm->m.kernels[k].addr, lm->m.kernels[k].text, lm->m.kernels[k].text_size);
+            modules.push_back(std::move(lm));
+        }
+
+        // Encode the commands into one batch buffer.
+        std::vector<uint32_t> batch;
+        uint64_t args_next = kArgsVa;
+        for (const json &c : s.value("commands", json::array())) {
+            const std::string cmd = c.at("cmd").get<std::string>();
+            auto lo = [](uint64_t v) { return uint32_t(v); };
+            auto hi = [](uint64_t v) { return uint32_t(v >> 32); };
+            if (cmd == "compute_walker") {
+                const size_t mi = c.value("module", 0);
+                if (mi >= modules.size())
+                    throw std::runtime_error("compute_walker: no module " + std::to_string(mi));
+                const zm_module_t &m = modules[mi]->m;
+                const std::string kname = c.at("kernel").get<std::string>();
+                const zm_kernel_t *k = nullptr;
+                for (uint32_t i = 0; i < m.nkernels; i++)
+                    if (kname == m.kernels[i].name)
+                        k = &m.kernels[i];
+                if (!k)
+                    throw std::runtime_error("compute_walker: no kernel '" + kname + "'");
+                std::vector<uint8_t> args = unhex(c.value("args", std::string()), "args");
+                if (args.size() != k->arg_bytes)
+                    throw std::runtime_error("kernel " + kname + " takes " + std::to_string(k->arg_bytes) +
+                                             " argument bytes, got " + std::to_string(args.size()));
+                // The driver's job: place local arguments after the static SLM.
+                uint32_t slm_end = k->slm;
+                json locals = c.value("local_sizes", json::object());
+                for (uint32_t i = 0; i < k->nargs; i++) {
+                    if (k->args[i].kind != ZM_ARG_LOCAL)
+                        continue;
+                    if (!locals.contains(k->args[i].name))
+                        throw std::runtime_error("no size for local argument '" + std::string(k->args[i].name) + "'");
+                    const uint32_t off = (slm_end + kLocalArgAlign - 1) / kLocalArgAlign * kLocalArgAlign;
+                    std::memcpy(args.data() + k->args[i].offset, &off, 4);
+                    slm_end = off + locals[k->args[i].name].get<uint32_t>();
+                }
+                const uint64_t args_va = args_next;
+                if (!args.empty()) {
+                    kmd.map(args_va, (args.size() + kPage - 1) & ~(kPage - 1), false);
+                    kmd.write(args_va, args.data(), args.size());
+                    args_next += (args.size() + kPage - 1) & ~(kPage - 1);
+                }
+                const uint64_t kva = modules[mi]->va + k->addr;
+                const json gs = c.at("group_size"), gc = c.at("groups");
+                batch.insert(batch.end(),
+                             {ZS_CMD_HEADER(ZS_CMD_COMPUTE_WALKER, ZS_CMD_LEN_COMPUTE_WALKER), lo(kva), hi(kva),
+                              k->simd, k->grf, slm_end, gs.at(0).get<uint32_t>(), gs.at(1).get<uint32_t>(),
+                              gs.at(2).get<uint32_t>(), gc.at(0).get<uint32_t>(), gc.at(1).get<uint32_t>(),
+                              gc.at(2).get<uint32_t>(), lo(args_va), hi(args_va), uint32_t(args.size()), 0});
+            } else if (cmd == "store_data") {
+                const uint64_t a = number(c.at("address"), "address");
+                batch.insert(batch.end(), {ZS_CMD_HEADER(ZS_CMD_STORE_DATA, 4), lo(a), hi(a),
+                                           uint32_t(number(c.at("value"), "value"))});
+            } else if (cmd == "timestamp_write") {
+                const uint64_t a = number(c.at("address"), "address");
+                batch.insert(batch.end(), {ZS_CMD_HEADER(ZS_CMD_TIMESTAMP_WRITE, 3), lo(a), hi(a)});
+            } else if (cmd == "user_interrupt") {
+                batch.push_back(ZS_CMD_HEADER(ZS_CMD_USER_INTERRUPT, 1));
+            } else if (cmd == "load_register_imm") {
+                batch.insert(batch.end(), {ZS_CMD_HEADER(ZS_CMD_LOAD_REGISTER_IMM, 3),
+                                           uint32_t(number(c.at("register"), "register")),
+                                           uint32_t(number(c.at("value"), "value"))});
+            } else if (cmd == "raw") {
+                for (const json &d : c.at("dwords"))
+                    batch.push_back(uint32_t(number(d, "dword")));
+            } else {
+                throw std::runtime_error("unknown command '" + cmd + "'");
+            }
+        }
+        batch.push_back(ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1));
+        const uint64_t bytes = batch.size() * 4;
+        kmd.map(kBatchVa, (bytes + kPage - 1) & ~(kPage - 1), false);
+        kmd.write(kBatchVa, reinterpret_cast<const uint8_t *>(batch.data()), bytes);
+
+        // Ring: one BATCH_START, then ring the doorbell.
+        const uint32_t ring[3] = {ZS_CMD_HEADER(ZS_CMD_BATCH_START, 3), uint32_t(kBatchVa), uint32_t(kBatchVa >> 32)};
+        std::memcpy(kmd.phys() + kRingPhys, ring, sizeof(ring));
+        zs_hw_mmio_write(hw, ZS_REG_CTX_PT_ROOT_LO, uint32_t(kmd.root()));
+        zs_hw_mmio_write(hw, ZS_REG_CTX_PT_ROOT_HI, uint32_t(kmd.root() >> 32));
+        zs_hw_mmio_write(hw, ZS_REG_TLB_INVALIDATE, 1);
+        zs_hw_mmio_write(hw, ZS_REG_RING_BASE_LO, uint32_t(kRingPhys));
+        zs_hw_mmio_write(hw, ZS_REG_RING_BASE_HI, 0);
+        zs_hw_mmio_write(hw, ZS_REG_RING_SIZE, kRingSize);
+        zs_hw_mmio_write(hw, ZS_REG_RING_CTL, 1);
+        zs_hw_mmio_write(hw, ZS_REG_RING_TAIL, sizeof(ring));
+
+        const uint64_t start = dev.gt().now();
+        const bool idle = top.run_until_idle(opt.max_cycles);
+        const uint64_t cycles = dev.gt().now() - start;
+        dev.gt().flush_ledger();
+
+        out["cycles"] = cycles;
+        out["idle"] = idle;
+        out["engine_status"] = zs_hw_mmio_read(hw, ZS_REG_ENGINE_STATUS);
+        out["engine_error"] = zs_hw_mmio_read(hw, ZS_REG_ENGINE_ERROR);
+        if (zs_hw_mmio_read(hw, ZS_REG_ENGINE_ERROR))
+            out["error_text"] = dev.error_text();
+        out["irq_status"] = zs_hw_mmio_read(hw, ZS_REG_IRQ_STATUS);
+        json bufs = json::array();
+        for (const Mapping &b : buffers) {
+            std::vector<uint8_t> data(b.size);
+            kmd.read(b.va, data.data(), data.size());
+            bufs.push_back({{"address", MiniKmd::hex(b.va)}, {"data", tohex(data.data(), data.size())}});
+        }
+        out["buffers"] = bufs;
+        json threads = json::array();
+        for (const ThreadRecord &r : dev.gt().records()) {
+            json grf = json::array();
+            for (unsigned g = 0; g < ZE_GRF_COUNT; g++)
+                grf.push_back(std::vector<uint32_t>(r.grf[g], r.grf[g] + 8));
+            json t = {{"group", {r.group[0], r.group[1], r.group[2]}},
+                      {"thread", r.thread},
+                      {"status", status_name(r.status)},
+                      {"f0", r.f[0]},
+                      {"f1", r.f[1]},
+                      {"grf", grf}};
+            if (r.status == ThreadStatus::Exception)
+                t["exception"] = {{"bits", r.exception_bits}, {"ip", r.exception_ip}, {"address", r.exception_addr}};
+            threads.push_back(t);
+        }
+        out["threads"] = threads;
+        json faults = json::array();
+        for (const PageFault &p : dev.gt().faults())
+            faults.push_back({{"address", MiniKmd::hex(p.va)}, {"reason", uint32_t(p.reason)}, {"write", p.write}});
+        out["faults"] = faults;
+    } catch (const json::exception &e) {
+        throw std::runtime_error(path + ": " + e.what());
+    } catch (const std::invalid_argument &e) {
+        throw std::runtime_error(path + ": bad number");
+    }
+    return out.dump() + "\n";
+}
+
+}  // namespace zesim
