@@ -673,8 +673,12 @@ uint64_t Gt::run(uint64_t max_cycles)
                         if (r == StepResult::Send) {
                             result = m.send(si, ei, slot, t, *d);
                             t.sends_done = std::max(t.sends_done, result);
-                            if (ze_send_msg(d->in.dw3) == ZE_MSG_FENCE)
+                            const unsigned msg = ze_send_msg(d->in.dw3);
+                            if (msg == ZE_MSG_FENCE)
                                 after = result;
+                            else if (msg == ZE_MSG_BARRIER)
+                                after = now_ + cfg_.barrier_cycles;  // the last arrival released all
+                            result = msg == ZE_MSG_BARRIER ? now_ : result;
                         } else if (d->in.opcode == ZE_OP_WAIT) {
                             const ze_operand_t &o = d->in.src[0];
                             const uint32_t c = o.kind == ZE_OPND_IMM ? d->in.dw3 : t.st.grf[o.reg][o.sub];

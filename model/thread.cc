@@ -202,6 +202,25 @@ uint32_t alu(const ze_inst_t &in, uint32_t a, uint32_t b, uint32_t c)
     }
 }
 
+// Tight lane loops for the common integer operations (same source and
+// destination type); false when the opcode has no fast path.
+bool alu_int_lanes(unsigned opcode, const uint32_t (*s)[ZE_MAX_SIMD], uint32_t *r, unsigned n)
+{
+    const uint32_t *a = s[0], *b = s[1], *c = s[2];
+    switch (opcode) {
+    case ZE_OP_MOV: for (unsigned i = 0; i < n; i++) r[i] = a[i]; return true;
+    case ZE_OP_ADD: for (unsigned i = 0; i < n; i++) r[i] = a[i] + b[i]; return true;
+    case ZE_OP_MUL: for (unsigned i = 0; i < n; i++) r[i] = a[i] * b[i]; return true;
+    case ZE_OP_MAD: for (unsigned i = 0; i < n; i++) r[i] = a[i] * b[i] + c[i]; return true;
+    case ZE_OP_AND: for (unsigned i = 0; i < n; i++) r[i] = a[i] & b[i]; return true;
+    case ZE_OP_OR: for (unsigned i = 0; i < n; i++) r[i] = a[i] | b[i]; return true;
+    case ZE_OP_XOR: for (unsigned i = 0; i < n; i++) r[i] = a[i] ^ b[i]; return true;
+    case ZE_OP_SHL: for (unsigned i = 0; i < n; i++) r[i] = a[i] << (b[i] & 31); return true;
+    case ZE_OP_SHR: for (unsigned i = 0; i < n; i++) r[i] = a[i] >> (b[i] & 31); return true;
+    default: return false;
+    }
+}
+
 bool cmp_lane(const ze_inst_t &in, uint32_t a, uint32_t b)
 {
     switch (in.stype) {
@@ -484,18 +503,41 @@ StepResult execute(ThreadState &t, const DecodedInst &d)
         next(t);
         return StepResult::Next;
     }
-    // Compute every lane before writing any: a destination may overlap a source.
-    for (unsigned i = 0; i < n; i++) {
-        if (!(lanes >> i & 1u))
-            continue;
-        const uint32_t a = src_value(t, in, in.src[0], i);
-        const uint32_t b = in.src[1].kind ? src_value(t, in, in.src[1], i) : 0;
-        const uint32_t c = in.src[2].kind ? src_value(t, in, in.src[2], i) : 0;
-        res[i] = convert(alu(in, a, b, c), in.stype, in.dtype);
+    // Gather the sources once (modifiers applied), compute every lane, then
+    // write: a destination may overlap a source.
+    uint32_t srcv[3][ZE_MAX_SIMD];
+    for (int k = 0; k < 3; k++) {
+        const ze_operand_t &o = in.src[k];
+        if (o.kind == ZE_OPND_GRFV) {
+            const uint32_t *p = &t.grf[o.reg][0];  // lanes are contiguous across registers
+            for (unsigned i = 0; i < n; i++)
+                srcv[k][i] = p[i];
+            if (o.neg || o.abs)
+                for (unsigned i = 0; i < n; i++)
+                    srcv[k][i] = apply_mods(srcv[k][i], o, in.stype);
+        } else {
+            const uint32_t v = o.kind ? src_value(t, in, o, 0) : 0;
+            for (unsigned i = 0; i < n; i++)
+                srcv[k][i] = v;
+        }
     }
-    for (unsigned i = 0; i < n; i++)
-        if (lanes >> i & 1u)
-            write_dst(t, in, i, res[i]);
+    const bool same = in.stype == in.dtype && in.stype != ZE_TYPE_F;
+    if (!same || !alu_int_lanes(in.opcode, srcv, res, n)) {
+        for (unsigned i = 0; i < n; i++) {
+            const uint32_t r = alu(in, srcv[0][i], srcv[1][i], srcv[2][i]);
+            res[i] = same ? r : convert(r, in.stype, in.dtype);
+        }
+    }
+    if (in.dst.kind == ZE_OPND_GRFV) {
+        uint32_t *d = &t.grf[in.dst.reg][0];
+        for (unsigned i = 0; i < n; i++)
+            if (lanes >> i & 1u)
+                d[i] = res[i];
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            if (lanes >> i & 1u)
+                write_dst(t, in, i, res[i]);
+    }
     next(t);
     return StepResult::Next;
 }

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Model checks that the differential test cannot make: timing derived from
+the documented latencies (include/zesim/ze_isa.def, docs/memory.md),
+determinism, topology-dependent dispatch, and malformed stimuli and command
+buffers.  Needs ZESIM_AS and ZESIM_GPU (set by CTest)."""
+import json
+import os
+import pathlib
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
+import zeisa  # noqa: E402
+
+AS = os.environ.get("ZESIM_AS")
+GPU = os.environ.get("ZESIM_GPU")
+LAT = {l.name: l.cycles for l in zeisa.ISA.latencies.values()}
+# docs/memory.md defaults (MemConfig in model/memory.h); the tiny preset keeps them.
+L3_LATENCY, DRAM_LATENCY = 50, 150
+BARRIER_CYCLES = 8
+OUT = 0x10000
+
+
+@unittest.skipUnless(AS and GPU, "ZESIM_AS and ZESIM_GPU must name the built tools")
+class ModelTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_gpu(self, source, commands=None, buffers=None, preset="tiny", extra=(), expect_rc=0, stimulus=None):
+        src, mod, stim = self.dir / "k.zeasm", self.dir / "k.elf", self.dir / "s.json"
+        src.write_text(source)
+        r = subprocess.run([AS, "-o", str(mod), str(src)], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if stimulus is None:
+            stimulus = {"buffers": buffers if buffers is not None else [{"address": hex(OUT), "size": 4096}],
+                        "modules": [{"path": str(mod), "address": "0x40000000"}],
+                        "commands": commands}
+        stim.write_text(json.dumps(stimulus))
+        r = subprocess.run([GPU, "--preset", preset, "--capture-threads", "--stimulus", str(stim), *extra],
+                           capture_output=True, text=True, timeout=300,
+                           env={"SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"})
+        self.assertEqual(r.returncode, expect_rc, r.stderr)
+        return json.loads(r.stdout) if r.returncode == 0 else r.stderr
+
+    @staticmethod
+    def walker(kernel="k", group_size=(8, 1, 1), groups=(1, 1, 1), args=b""):
+        return {"cmd": "compute_walker", "kernel": kernel, "group_size": list(group_size),
+                "groups": list(groups), "args": args.hex()}
+
+    @staticmethod
+    def stamp(thread, reg):
+        lo, hi = thread["grf"][reg][0], thread["grf"][reg][1]
+        return lo | hi << 32
+
+    # ---- timing ------------------------------------------------------------
+
+    def chain_cycles(self, op, typ, n):
+        body = "\n".join(f"        {op} (8) r10:{typ} r10:{typ} r11:{typ}" + (f" r12:{typ}" if op == "mad" else "")
+                         for _ in range(n))
+        src = f""".kernel k
+.simd 8
+        send.timestamp (1) r20.0
+{body}
+        send.timestamp (1) r21.0
+        send.eot
+"""
+        t = self.run_gpu(src, [self.walker()])["threads"][0]
+        return self.stamp(t, 21) - self.stamp(t, 20)
+
+    def test_dependent_chain_takes_n_times_latency(self):
+        for op, typ, cls in (("add", "d", "alu"), ("mad", "f", "mad"), ("math.sqrt", "f", "math")):
+            with self.subTest(op=op):
+                if op == "math.sqrt":
+                    def chain(n):
+                        body = "\n".join("        math.sqrt (8) r10:f r10:f" for _ in range(n))
+                        src = f".kernel k\n.simd 8\n        send.timestamp (1) r20.0\n{body}\n" \
+                              f"        send.timestamp (1) r21.0\n        send.eot\n"
+                        t = self.run_gpu(src, [self.walker()])["threads"][0]
+                        return self.stamp(t, 21) - self.stamp(t, 20)
+                else:
+                    def chain(n):
+                        return self.chain_cycles(op, typ, n)
+                self.assertEqual(chain(11) - chain(1), 10 * LAT[cls])
+
+    def test_load_latency_miss_then_hit(self):
+        src = """.kernel k
+.simd 8
+.arg buf global
+        mov (8) r4:ud 0:ud
+        nop
+        nop
+        nop
+        send.timestamp (1) r20.0
+        send.load (1) r30 r4 r7.0
+        add (1) r31.0:ud r30.0:ud 1:ud
+        send.timestamp (1) r21.0
+        send.load (1) r32 r4 r7.0
+        add (1) r33.0:ud r32.0:ud 1:ud
+        send.timestamp (1) r22.0
+        send.eot
+"""
+        res = self.run_gpu(src, [self.walker(args=struct.pack("<Q", OUT))])
+        t = res["threads"][0]
+        # (the nops let the address register become ready first)
+        # timestamp -> load issue (1) + load latency + dependent add -> timestamp (1)
+        self.assertEqual(self.stamp(t, 21) - self.stamp(t, 20), L3_LATENCY + DRAM_LATENCY + 2)
+        self.assertEqual(self.stamp(t, 22) - self.stamp(t, 21), L3_LATENCY + 2)
+
+    def test_barrier_waits_for_the_slowest_thread(self):
+        slow = "\n".join("        math.sqrt (8) r10:f r10:f" for _ in range(20))
+        src = f""".kernel k
+.simd 8
+        cmp.eq.f0 (1) null r0.3:ud 1:ud
+        (!f0) jmpi fast
+{slow}
+fast:
+        send.timestamp (1) r20.0
+        send.barrier
+        send.timestamp (1) r21.0
+        send.eot
+"""
+        res = self.run_gpu(src, [self.walker(group_size=(16, 1, 1))])
+        th = {t["thread"]: t for t in res["threads"]}
+        arrive_slow = self.stamp(th[1], 20) + 1
+        # 20 dependent sqrts: the last issues 19 latencies after the first.
+        self.assertGreaterEqual(arrive_slow - self.stamp(th[0], 20), 19 * LAT["math"])
+        for t in th.values():
+            self.assertEqual(self.stamp(t, 21), arrive_slow + BARRIER_CYCLES)
+
+    # ---- determinism and topology -------------------------------------------
+
+    def placement_kernel(self):
+        return """.kernel k
+.simd 8
+.arg out global
+        mov (1) r10.0:ud sr0.0:ud
+        mul (1) r11.0:ud r0.7:ud r0.0:ud
+        add (1) r11.0:ud r11.0:ud r0.3:ud
+        shl (1) r12.0:ud r11.0:ud 2:ud
+        send.store (1) r12 r10 r7.0
+        send.eot
+"""
+
+    def test_two_runs_are_byte_identical(self):
+        src = self.placement_kernel()
+        cmd = [self.walker(group_size=(32, 1, 1), groups=(24, 1, 1), args=struct.pack("<Q", OUT))]
+        ledgers = []
+        results = []
+        for i in range(2):
+            ledger = self.dir / f"l{i}.jsonl"
+            results.append(self.run_gpu(src, cmd, preset="xe-lp", extra=("--ledger", str(ledger))))
+            ledgers.append(ledger.read_bytes())
+        self.assertEqual(results[0], results[1])
+        self.assertEqual(ledgers[0], ledgers[1])
+        self.assertGreater(len(ledgers[0]), 0)
+
+    def placements(self, preset, topology=None):
+        extra = ("--topology", topology) if topology else ()
+        # 4 threads per group; groups = every sub-slice once, so the first wave is all there is.
+        subslices = {"tiny": 1, "xe-lp": 6, "2x4x8x8": 8}[topology or preset]
+        res = self.run_gpu(self.placement_kernel(),
+                           [self.walker(group_size=(32, 1, 1), groups=(subslices, 1, 1), args=struct.pack("<Q", OUT))],
+                           preset=preset, extra=extra)
+        data = bytes.fromhex(res["buffers"][0]["data"])
+        return [struct.unpack_from("<I", data, 4 * i)[0] for i in range(subslices * 4)], subslices
+
+    def test_topology_changes_dispatch(self):
+        for preset, topo, per_slice in (("tiny", None, 1), ("xe-lp", None, 6), ("xe-lp", "2x4x8x8", 4)):
+            with self.subTest(topology=topo or preset):
+                words, groups = self.placements(preset, topo)
+                eus = {"tiny": 2, "xe-lp": 16, "2x4x8x8": 8}[topo or preset]
+                for g in range(groups):
+                    for t in range(4):
+                        w = words[g * 4 + t]
+                        slice_, ss, eu = w >> 24, (w >> 16) & 0xFF, (w >> 8) & 0xFF
+                        # docs/model.md: group g goes to sub-slice g (round-robin), its
+                        # threads to consecutive EUs of that sub-slice.
+                        self.assertEqual(slice_ * per_slice + ss, g, f"group {g} thread {t}")
+                        self.assertEqual(eu, t % eus, f"group {g} thread {t}")
+
+    # ---- malformed input ----------------------------------------------------
+
+    def test_malformed_commands_raise_engine_errors(self):
+        cases = [
+            ([0xEE000001], 1, "unknown command opcode 238"),
+            ([0x04000002], 2, "length 2, expected 4"),
+            ([0x00010001], 3, "reserved header bits"),
+            ([0x01000003, 0, 0], 5, "BATCH_START inside a batch"),
+            ([0x06000003, 0x0000, 7], 6, "not RW"),
+        ]
+        src = ".kernel k\n.simd 8\n        send.eot\n"
+        for dwords, reason, text in cases:
+            with self.subTest(dwords=dwords):
+                res = self.run_gpu(src, [{"cmd": "raw", "dwords": dwords}])
+                self.assertEqual(res["engine_error"], reason)
+                self.assertEqual(res["engine_status"], 3)
+                self.assertIn(text, res["error_text"])
+                self.assertTrue(res["irq_status"] & 2)
+
+    def test_bad_walker_is_an_engine_error(self):
+        res = self.run_gpu(".kernel k\n.simd 8\n        send.eot\n", [self.walker(group_size=(1024, 1, 1))])
+        self.assertEqual(res["engine_error"], 7)
+        self.assertIn("thread group needs 128 threads", res["error_text"])
+
+    def test_page_fault_is_reported(self):
+        src = """.kernel k
+.simd 8
+.arg buf global
+        mov (8) r4:ud 0:ud
+        send.load (8) r30 r4 r7.0
+        send.eot
+"""
+        res = self.run_gpu(src, [self.walker(args=struct.pack("<Q", 0x5000000))])
+        self.assertEqual(res["threads"][0]["status"], "exception")
+        self.assertEqual(res["threads"][0]["exception"]["bits"], 1 << 2)
+        self.assertEqual(res["faults"][0]["address"], "0x5000000")
+        self.assertTrue(res["irq_status"] & 4)
+
+    def test_malformed_stimulus_files_give_clear_errors(self):
+        src = ".kernel k\n.simd 8\n        send.eot\n"
+        for stim, text in (
+            ({"commands": [{"cmd": "frobnicate"}]}, "unknown command 'frobnicate'"),
+            ({"buffers": [{"address": "0x1001", "size": 16}]}, "must be 4 KiB aligned"),
+            ({"commands": [{"cmd": "compute_walker", "kernel": "k", "group_size": [8, 1, 1], "groups": [1, 1, 1]}]},
+             "no module 0"),
+            ({"buffers": [{"address": "0x1000", "data": "abc"}]}, "odd number of hex digits"),
+        ):
+            with self.subTest(text=text):
+                err = self.run_gpu(src, stimulus=stim, expect_rc=1)
+                self.assertIn(text, err)
+                self.assertNotIn("terminate called", err)
+        (self.dir / "bad.json").write_text("{not json")
+        r = subprocess.run([GPU, "--preset", "tiny", "--stimulus", str(self.dir / "bad.json")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("parse error", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
