@@ -201,8 +201,10 @@ bool Device::write_va(uint64_t va, const uint32_t *dw, unsigned n)
 void Device::note_faults()
 {
     const auto &f = gt_.faults();
-    if (faults_seen_ == f.size())
+    if (f.size() <= faults_seen_) {
+        faults_seen_ = f.size();  // the list was cleared between runs
         return;
+    }
     const PageFault &p = f.back();
     faults_seen_ = f.size();
     set_reg(ZS_REG_FAULT_STATUS, 1u | uint32_t(p.reason) << 4 | (p.write ? 1u << 8 : 0));

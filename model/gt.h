@@ -96,6 +96,7 @@ public:
 
     void set_capture(bool on) { capture_ = on; }
     const std::vector<ThreadRecord> &records() const { return records_; }
+    void clear_records() { records_.clear(); faults_.clear(); }
     const std::vector<PageFault> &faults() const { return faults_; }
     uint64_t walkers_completed() const { return walkers_completed_; }
     // Called whenever a walker finishes (the command streamer waits on it).

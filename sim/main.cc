@@ -1,6 +1,5 @@
-// zesim-gpu: the simulated GPU daemon.  This first version runs standalone
-// stimulus files (docs/stimulus.md); the socket server for the fake KMD comes
-// with the driver issue.
+// zesim-gpu: the simulated GPU daemon.  It serves clients on a unix socket
+// (docs/daemon.md) or runs one standalone stimulus file (docs/stimulus.md).
 #include <systemc>
 
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "config.h"
 #include "device.h"
 #include "gt_top.h"
+#include "server.h"
 #include "stimulus.h"
 
 namespace {
@@ -22,10 +22,14 @@ void usage(std::FILE *f)
     std::fprintf(f,
                  "usage: zesim-gpu [--preset xe-lp|tiny] [--config FILE] [--topology SxSSxEUxT]\n"
                  "                 [--ledger FILE] [--capture-threads] --stimulus FILE [--out FILE]\n"
+                 "       zesim-gpu [--preset ...] [--config ...] [--topology ...] --socket PATH [--test-channel]\n"
                  "  --preset NAME       topology and clocks preset (default xe-lp = 1x6x16x7; tiny = 1x1x2x4)\n"
                  "  --config FILE       JSON config (docs/config.md), applied after --preset\n"
                  "  --topology T        slices x sub-slices x EUs x threads, e.g. 2x4x8x8\n"
                  "  --stimulus FILE     run a command-buffer stimulus with no driver (docs/stimulus.md)\n"
+                 "  --socket PATH       serve clients on a unix socket (default $ZESIM_SOCKET); its\n"
+                 "                      directory is created with mode 0700\n"
+                 "  --test-channel      enable the test-only requests (MMIO, memory fd, ledger, stimulus)\n"
                  "  --out FILE          result JSON (default: standard output)\n"
                  "  --ledger FILE       ground-truth ledger as JSON lines (docs/oa.md)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
@@ -37,8 +41,10 @@ void usage(std::FILE *f)
 int sc_main(int argc, char **argv)
 {
     using namespace zesim;
-    std::string preset = "xe-lp", config, topology, stimulus, out, ledger;
-    bool capture = false;
+    std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket;
+    bool capture = false, test_channel = false;
+    if (const char *env = std::getenv("ZESIM_SOCKET"))
+        socket = env;
     StimulusOptions opt;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -61,6 +67,10 @@ int sc_main(int argc, char **argv)
             out = value();
         else if (a == "--ledger")
             ledger = value();
+        else if (a == "--socket")
+            socket = value();
+        else if (a == "--test-channel")
+            test_channel = true;
         else if (a == "--capture-threads")
             capture = true;
         else if (a == "--max-cycles")
@@ -74,7 +84,7 @@ int sc_main(int argc, char **argv)
             return 2;
         }
     }
-    if (stimulus.empty()) {
+    if (stimulus.empty() && socket.empty()) {
         usage(stderr);
         return 2;
     }
@@ -87,6 +97,14 @@ int sc_main(int argc, char **argv)
         Device dev(cfg);
         dev.gt().set_capture(capture);
         GtTop top("gt", dev, 4096);
+        if (stimulus.empty()) {
+            ServerOptions so;
+            so.socket_path = socket;
+            so.test_channel = test_channel;
+            so.max_cycles = opt.max_cycles;
+            serve(dev, top, so);
+            return 0;
+        }
         std::string result = run_stimulus(dev, top, stimulus, opt);
         if (out.empty()) {
             std::cout << result;

@@ -184,6 +184,7 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
     const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
     zs_hw_t *hw = &dev;
     MiniKmd kmd(hw);
+    dev.gt().clear_records();
     json out = json::object();
     try {
         std::vector<Mapping> buffers;

@@ -3,10 +3,10 @@
 
 Each table sits between `<!-- BEGIN GENERATED: name -->` and
 `<!-- END GENERATED: name -->`; the text around them is hand-written."""
-import argparse
 import pathlib
-import re
 import sys
+
+from docgen_common import fill, main
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "stimulus"))
 from zeisa import load_isa  # noqa: E402
@@ -42,31 +42,9 @@ def tables(isa):
 
 def render(text, isa):
     for name, rows in tables(isa):
-        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"gen_isa_doc: no GENERATED block '{name}'")
-        text = pattern.sub(lambda m: m.group(1) + "\n".join(rows).replace("|  |", "| |") + "\n" + m.group(2), text)
+        text = fill(text, name, rows, "gen_isa_doc")
     return text
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("doc")
-    ap.add_argument("--check", action="store_true", help="fail if the page is out of date")
-    a = ap.parse_args()
-    path = pathlib.Path(a.doc)
-    old = path.read_text()
-    new = render(old, load_isa())
-    if a.check:
-        if old != new:
-            import difflib
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "doc", "generated"))
-            sys.exit(f"{path} is out of date with ze_isa.def: run tools/gen_isa_doc.py {path}")
-        print(f"{path}: tables match ze_isa.def")
-    elif old != new:
-        path.write_text(new)
-        print(f"{path}: tables regenerated")
-
-
 if __name__ == "__main__":
-    main()
+    main("gen_isa_doc.py", lambda text: (render(text, load_isa()), "ze_isa.def"))

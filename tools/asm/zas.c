@@ -360,9 +360,11 @@ static int parse_uint(cur_t *c, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* Arguments live in GRF dwords: values of 8 bytes or more are qword aligned,
+ * smaller ones dword aligned (docs/isa.md §6). */
 static uint32_t arg_align(uint32_t size)
 {
-	return size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+	return size >= 8 ? 8 : 4;
 }
 
 static void directive_arg(as_t *as, kern_t *k, cur_t *c, pos_t p)

@@ -343,15 +343,16 @@ static int check_letter(struct check *c, char letter, int slot, int *imm_seen)
 			return fail(c->err, c->len, "dst: modifiers not allowed on a destination");
 		if (in->opcode == ZE_OP_SEND) {
 			if (o->kind == ZE_OPND_NULL)
-				return 0;
+				return c->raw[slot] ? fail(c->err, c->len, "dst: null with fields set") : 0;
 			if (o->kind != ZE_OPND_GRFV)
 				return fail(c->err, c->len, "dst: send needs a GRF vector or null");
 			return check_grfv(c, slot, o, elements);
 		}
 		switch (o->kind) {
 		case ZE_OPND_NULL:
-			return o->reg || o->sub ? fail(c->err, c->len, "dst: null with fields set")
-						: 0;
+			if (c->raw[slot] || in->dtype)
+				return fail(c->err, c->len, "dst: null with fields or a type set");
+			return 0;
 		case ZE_OPND_GRFV:
 			return check_grfv(c, slot, o, 1);
 		case ZE_OPND_GRFS:
@@ -360,6 +361,8 @@ static int check_letter(struct check *c, char letter, int slot, int *imm_seen)
 					    "dst: scalar destination needs execution size 1");
 			return 0;
 		case ZE_OPND_ARF:
+			if (in->esize != 1)
+				return fail(c->err, c->len, "dst: ARF destination needs execution size 1");
 			return check_arf(c, slot, o, 1);
 		default:
 			return fail(c->err, c->len, "dst: operand kind %u not allowed", o->kind);

@@ -1,0 +1,287 @@
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "config.h"
+#include "stimulus.h"
+#include "zesim/hw_if.h"
+
+namespace zesim {
+
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+
+void on_signal(int) { g_stop = 1; }
+
+struct Client {
+    int fd;
+    std::vector<uint8_t> in;
+    bool waiting_idle = false;
+};
+
+void put32(std::vector<uint8_t> &b, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        b.push_back(uint8_t(v >> (8 * i)));
+}
+
+void put64(std::vector<uint8_t> &b, uint64_t v)
+{
+    put32(b, uint32_t(v));
+    put32(b, uint32_t(v >> 32));
+}
+
+uint32_t get32(const uint8_t *p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+
+// Send one message, optionally with a file descriptor.  A client that cannot
+// take it (gone, or not reading) loses its connection, never the daemon.
+bool send_msg(int fd, uint32_t type, const std::vector<uint8_t> &payload, int pass_fd = -1)
+{
+    std::vector<uint8_t> m;
+    put32(m, kWireMagic);
+    put32(m, type);
+    put32(m, uint32_t(payload.size()));
+    m.insert(m.end(), payload.begin(), payload.end());
+    size_t off = 0;
+    while (off < m.size()) {
+        struct iovec iov = {m.data() + off, m.size() - off};
+        struct msghdr mh = {};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        char ctrl[CMSG_SPACE(sizeof(int))] = {};
+        if (pass_fd >= 0 && off == 0) {
+            mh.msg_control = ctrl;
+            mh.msg_controllen = sizeof(ctrl);
+            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+        }
+        const ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        off += size_t(n);
+    }
+    return true;
+}
+
+bool send_text(int fd, uint32_t type, const std::string &s)
+{
+    return send_msg(fd, type, std::vector<uint8_t>(s.begin(), s.end()));
+}
+
+int listen_on(const std::string &path)
+{
+    if (path.empty())
+        throw std::runtime_error("no socket path: use --socket PATH or set ZESIM_SOCKET");
+    if (path.size() >= sizeof(sockaddr_un::sun_path))
+        throw std::runtime_error("socket path too long (max " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                                 " bytes): " + path);
+    const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0) {
+        if (mkdir(dir.c_str(), 0700) != 0)
+            throw std::runtime_error("cannot create socket directory " + dir + ": " + std::strerror(errno));
+    } else if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        throw std::runtime_error("socket directory " + dir + " must be a directory owned by you with mode 0700");
+    }
+    unlink(path.c_str());
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+    sockaddr_un a = {};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path, path.c_str(), path.size());
+    if (bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 || listen(fd, 64) != 0) {
+        close(fd);
+        throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(errno));
+    }
+    return fd;
+}
+
+class Server {
+public:
+    Server(Device &dev, GtTop &top, const ServerOptions &opt) : dev_(dev), top_(top), opt_(opt) {}
+
+    // Returns false when the client must be dropped.
+    bool handle(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
+    {
+        auto error = [&](const std::string &why) { return send_text(c.fd, kError, why); };
+        const bool test_only = type >= kMmioRead && type <= kStimulus;
+        if (test_only && !opt_.test_channel)
+            return error("request " + std::to_string(type) + " needs the daemon's --test-channel");
+        switch (type) {
+        case kHello: {
+            std::vector<uint8_t> b;
+            put32(b, kWireVersion);
+            const std::string d = describe(dev_.gt().config());
+            b.insert(b.end(), d.begin(), d.end());
+            return send_msg(c.fd, kHello, b);
+        }
+        case kShutdown:
+            stop_ = true;
+            return send_msg(c.fd, kShutdown, {});
+        case kWaitIdle:
+            c.waiting_idle = true;
+            return true;
+        case kMmioRead: {
+            if (len != 4)
+                return error("MMIO_READ takes a 4-byte offset");
+            std::vector<uint8_t> b;
+            put32(b, zs_hw_mmio_read(&dev_, get32(p)));
+            return send_msg(c.fd, kMmioRead, b);
+        }
+        case kMmioWrite:
+            if (len != 8)
+                return error("MMIO_WRITE takes offset and value (8 bytes)");
+            zs_hw_mmio_write(&dev_, get32(p), get32(p + 4));
+            return send_msg(c.fd, kMmioWrite, {});
+        case kGetPhys: {
+            std::vector<uint8_t> b;
+            put64(b, dev_.mem().size());
+            return send_msg(c.fd, kGetPhys, b, zs_hw_phys_fd(&dev_));
+        }
+        case kLedger:
+            return send_text(c.fd, kLedger, dev_.gt().ledger().lines());
+        case kStimulus: {
+            const std::string path(reinterpret_cast<const char *>(p), len);
+            try {
+                StimulusOptions so;
+                so.max_cycles = opt_.max_cycles;
+                return send_text(c.fd, kStimulus, run_stimulus(dev_, top_, path, so));
+            } catch (const std::exception &e) {
+                return error(e.what());
+            }
+        }
+        default:
+            error("unknown request type " + std::to_string(type));
+            return false;
+        }
+    }
+
+    // Parse complete messages in the client's buffer; false to drop it.
+    bool drain(Client &c)
+    {
+        while (c.in.size() >= 12) {
+            const uint32_t magic = get32(c.in.data()), type = get32(c.in.data() + 4), len = get32(c.in.data() + 8);
+            if (magic != kWireMagic) {
+                send_text(c.fd, kError, "bad message magic: not a zesim client");
+                return false;
+            }
+            if (len > kMaxPayload) {
+                send_text(c.fd, kError, "message payload of " + std::to_string(len) + " bytes exceeds 1 MiB");
+                return false;
+            }
+            if (c.in.size() < 12 + size_t(len))
+                return true;
+            std::vector<uint8_t> payload(c.in.begin() + 12, c.in.begin() + 12 + len);
+            c.in.erase(c.in.begin(), c.in.begin() + 12 + len);
+            if (!handle(c, type, payload.data(), len))
+                return false;
+        }
+        return true;
+    }
+
+    void run(int lfd)
+    {
+        std::vector<std::unique_ptr<Client>> clients;
+        while (!stop_ && !g_stop) {
+            std::vector<pollfd> fds = {{lfd, POLLIN, 0}};
+            for (auto &c : clients)
+                fds.push_back({c->fd, POLLIN, 0});
+            // Busy: serve what is ready, then advance time; idle: block.
+            const int timeout = dev_.busy() ? 0 : 500;
+            if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR)
+                throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+            if (fds[0].revents & POLLIN) {
+                const int cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+                if (cfd >= 0)
+                    clients.push_back(std::make_unique<Client>(Client{cfd, {}, false}));
+            }
+            for (size_t i = 1; i < fds.size(); i++) {
+                Client &c = *clients[i - 1];
+                if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                uint8_t buf[65536];
+                const ssize_t n = read(c.fd, buf, sizeof(buf));
+                bool keep = n > 0;
+                if (keep) {
+                    c.in.insert(c.in.end(), buf, buf + n);
+                    keep = drain(c);
+                }
+                if (!keep) {
+                    close(c.fd);
+                    c.fd = -1;
+                }
+            }
+            clients.erase(std::remove_if(clients.begin(), clients.end(),
+                                         [](const std::unique_ptr<Client> &c) { return c->fd < 0; }),
+                          clients.end());
+            if (dev_.busy())
+                top_.run_until_idle(opt_.quantum);
+            if (!dev_.busy())
+                for (auto &c : clients)
+                    if (c->waiting_idle) {
+                        c->waiting_idle = false;
+                        std::vector<uint8_t> b;
+                        put64(b, dev_.gt().now());
+                        if (!send_msg(c->fd, kWaitIdle, b)) {
+                            close(c->fd);
+                            c->fd = -1;
+                        }
+                    }
+        }
+        for (auto &c : clients)
+            if (c->fd >= 0)
+                close(c->fd);
+    }
+
+private:
+    Device &dev_;
+    GtTop &top_;
+    const ServerOptions &opt_;
+    bool stop_ = false;
+};
+
+}  // namespace
+
+void serve(Device &dev, GtTop &top, const ServerOptions &opt)
+{
+    const int lfd = listen_on(opt.socket_path);
+    struct sigaction sa = {};
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    std::fprintf(stderr, "zesim-gpu: %s; listening on %s%s\n", describe(dev.gt().config()).c_str(),
+                 opt.socket_path.c_str(), opt.test_channel ? " (test channel on)" : "");
+    Server s(dev, top, opt);
+    try {
+        s.run(lfd);
+    } catch (...) {
+        close(lfd);
+        unlink(opt.socket_path.c_str());
+        throw;
+    }
+    close(lfd);
+    unlink(opt.socket_path.c_str());
+}
+
+}  // namespace zesim

@@ -1,0 +1,48 @@
+// The daemon's unix-socket server and run loop (docs/daemon.md).  The loop
+// alternates serving client requests with advancing simulated time; time only
+// advances while the device has work, so idle gaps between submissions are
+// skipped and runs stay deterministic.
+#ifndef ZESIM_SIM_SERVER_H
+#define ZESIM_SIM_SERVER_H
+
+#include <cstdint>
+#include <string>
+
+#include "device.h"
+#include "gt_top.h"
+
+namespace zesim {
+
+// Wire format: every message is a 12-byte header {magic, type, length} in
+// little-endian u32s followed by `length` payload bytes.
+constexpr uint32_t kWireMagic = 0x4d49535a;  // "ZSIM"
+constexpr uint32_t kWireVersion = 1;
+constexpr uint32_t kMaxPayload = 1u << 20;
+
+enum WireType : uint32_t {
+    kHello = 1,       // -> {version u32, description text}
+    kShutdown = 2,    // -> empty; the daemon exits after replying
+    kWaitIdle = 3,    // -> {cycles u64} once the device is idle
+    // Test-only side channel (--test-channel):
+    kMmioRead = 16,   // {offset u32} -> {value u32}
+    kMmioWrite = 17,  // {offset u32, value u32} -> empty
+    kGetPhys = 18,    // -> {size u64} with the physical-memory memfd (SCM_RIGHTS)
+    kLedger = 19,     // -> ledger JSON lines closed so far
+    kStimulus = 20,   // {path text} -> result JSON (as zesim-gpu --stimulus)
+    kError = 0xffff,  // reply: error text
+};
+
+struct ServerOptions {
+    std::string socket_path;
+    bool test_channel = false;
+    uint64_t quantum = 4096;  // cycles per run-loop step while busy
+    uint64_t max_cycles = 2000000000ull;  // per stimulus run
+};
+
+// Runs until a kShutdown request or SIGTERM/SIGINT.  Throws on set-up errors
+// (socket path, directory permissions); client errors never end it.
+void serve(Device &dev, GtTop &top, const ServerOptions &opt);
+
+}  // namespace zesim
+
+#endif
