@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "memory.h"
 #include "zesim/hw_if.h"
 #include "zesim/ze_module.h"
 
@@ -19,6 +20,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr uint64_t kPage = 4096;
+constexpr uint64_t kPage64 = 65536;
 constexpr uint64_t kRingPhys = 0x1000;
 constexpr uint32_t kRingSize = 4096;
 constexpr uint64_t kBatchVa = 0x7f0000000000ull;
@@ -41,54 +43,67 @@ public:
     uint64_t root() const { return root_; }
     uint8_t *phys() { return mem_; }
 
-    uint64_t alloc_page()
+    uint64_t alloc(uint64_t bytes)
     {
-        if (next_phys_ + kPage > size_)
+        const uint64_t pa = (next_phys_ + bytes - 1) & ~(bytes - 1);
+        if (pa + bytes > size_)
             throw std::runtime_error("stimulus needs more physical memory than the device has");
-        const uint64_t pa = next_phys_;
-        next_phys_ += kPage;
-        std::memset(mem_ + pa, 0, kPage);
+        next_phys_ = pa + bytes;
+        std::memset(mem_ + pa, 0, bytes);
         return pa;
     }
 
-    // Map [va, va+size) to fresh zeroed pages.
-    void map(uint64_t va, uint64_t size, bool writable)
+    uint64_t alloc_page() { return alloc(kPage); }
+
+    // Map [va, va+size) to fresh zeroed pages of `page` bytes (4 KiB or
+    // 64 KiB; a 2 MiB region holds pages of one size, docs/memory.md).
+    void map(uint64_t va, uint64_t size, bool writable, uint64_t page = kPage)
     {
-        if (va % kPage || va >> 47)
-            throw std::runtime_error("buffer address " + hex(va) + " must be 4 KiB aligned and below 2^47");
+        if (page != kPage && page != kPage64)
+            throw std::runtime_error("page size must be 4096 or 65536");
+        if (va % page || size % page || va >> 47)
+            throw std::runtime_error("buffer address " + hex(va) + " and size must be " +
+                                     std::to_string(page / 1024) + " KiB aligned, below 2^47");
         for (const Mapping &m : maps_)
             if (va < m.va + m.size && m.va < va + size)
                 throw std::runtime_error("buffer at " + hex(va) + " overlaps another at " + hex(m.va));
         maps_.push_back({va, size});
-        for (uint64_t off = 0; off < size; off += kPage) {
+        const bool big = page == kPage64;
+        for (uint64_t off = 0; off < size; off += page) {
             uint64_t table = root_;
             const uint64_t a = va + off;
             for (int level = 3; level > 0; level--) {
                 const uint64_t idx = (a >> (12 + 9 * level)) & 511;
                 uint64_t e;
                 std::memcpy(&e, mem_ + table + idx * 8, 8);
-                if (!(e & 1)) {
-                    e = alloc_page() | 3;
+                if (!(e & kPtePresent)) {
+                    e = alloc_page() | kPtePresent | kPteWritable | (level == 1 && big ? kPde64K : 0);
                     std::memcpy(mem_ + table + idx * 8, &e, 8);
+                } else if (level == 1 && bool(e & kPde64K) != big) {
+                    throw std::runtime_error("buffer at " + hex(va) + ": 4 KiB and 64 KiB pages mixed in one 2 MiB region");
                 }
-                table = e & 0x000ffffffffff000ull;
+                table = e & kPteAddrMask;
             }
-            const uint64_t pte = alloc_page() | 1 | (writable ? 2 : 0);
-            std::memcpy(mem_ + table + ((a >> 12) & 511) * 8, &pte, 8);
+            const uint64_t idx = big ? (a >> 16) & 31 : (a >> 12) & 511;
+            const uint64_t pte = alloc(page) | kPtePresent | (writable ? kPteWritable : 0);
+            std::memcpy(mem_ + table + idx * 8, &pte, 8);
         }
     }
 
     uint64_t translate(uint64_t va)
     {
         uint64_t table = root_;
+        bool big = false;
         for (int level = 3; level >= 0; level--) {
+            const uint64_t idx = level == 0 && big ? (va >> 16) & 31 : (va >> (12 + 9 * level)) & 511;
             uint64_t e;
-            std::memcpy(&e, mem_ + table + ((va >> (12 + 9 * level)) & 511) * 8, 8);
-            if (!(e & 1))
+            std::memcpy(&e, mem_ + table + idx * 8, 8);
+            if (!(e & kPtePresent))
                 throw std::runtime_error("address " + hex(va) + " is not mapped");
-            table = e & 0x000ffffffffff000ull;
+            big |= level == 1 && (e & kPde64K);
+            table = e & kPteAddrMask;
         }
-        return table | (va & 0xfff);
+        return big ? table | (va & 0xffff) : table | (va & 0xfff);
     }
 
     void write(uint64_t va, const uint8_t *src, size_t n)
@@ -194,7 +209,8 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
             const uint64_t size = b.contains("size") ? number(b["size"], "buffer size") : data.size();
             if (!size || data.size() > size)
                 throw std::runtime_error("buffer at " + MiniKmd::hex(va) + ": size must be > 0 and hold its data");
-            kmd.map(va, (size + kPage - 1) & ~(kPage - 1), b.value("writable", true));
+            const uint64_t page = b.contains("page_size") ? number(b["page_size"], "page_size") : kPage;
+            kmd.map(va, (size + page - 1) & ~(page - 1), b.value("writable", true), page);
             kmd.write(va, data.data(), data.size());
             buffers.push_back({va, size});
         }

@@ -18,9 +18,9 @@ import zetools  # noqa: E402
 MODULE_VA = 0x40000000
 
 
-def stimulus_for(setup, module_path):
+def stimulus_for(setup, module_path, page_size=4096):
     return {
-        "buffers": [{"address": b["address"], "data": b["data"]} for b in setup["buffers"]],
+        "buffers": [{"address": b["address"], "data": b["data"], "page_size": page_size} for b in setup["buffers"]],
         "modules": [{"path": str(module_path), "address": hex(MODULE_VA)}],
         "commands": [{"cmd": "compute_walker", "kernel": setup["kernel"], "group_size": setup["group_size"],
                       "groups": setup["groups"], "args": setup.get("args", ""),
@@ -73,6 +73,8 @@ def main():
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--preset", default="tiny")
+    ap.add_argument("--page-size", type=int, default=4096, choices=(4096, 65536),
+                    help="page size the model maps the buffers with")
     a = ap.parse_args()
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,7 +87,7 @@ def main():
             if r.returncode:
                 failures.append(f"seed {seed}: does not assemble: {r.stderr}")
                 continue
-            stim.write_text(json.dumps(stimulus_for(setup, mod)))
+            stim.write_text(json.dumps(stimulus_for(setup, mod, a.page_size)))
             iss = zeiss.run_dispatch(str(mod), setup["kernel"], setup["groups"], setup["group_size"],
                                      bytes.fromhex(setup.get("args", "")),
                                      {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
@@ -101,7 +103,7 @@ def main():
                 print(f"  {done}/{a.count} programs, {len(failures)} problems", flush=True)
     for f in failures[:30]:
         print("FAIL", f)
-    print(f"model vs ISS: {a.count} programs, {len(failures)} problems")
+    print(f"model ({a.preset}, {a.page_size // 1024} KiB pages) vs ISS: {a.count} programs, {len(failures)} problems")
     sys.exit(1 if failures else 0)
 
 

@@ -223,6 +223,44 @@ fast:
         self.assertEqual(res["faults"][0]["address"], "0x5000000")
         self.assertTrue(res["irq_status"] & 4)
 
+    def test_write_to_read_only_page_faults(self):
+        src = """.kernel k
+.simd 8
+.arg buf global
+        mov (8) r4:ud 0:ud
+        send.store (8) r4 r4 r7.0
+        send.eot
+"""
+        res = self.run_gpu(src, [self.walker(args=struct.pack("<Q", OUT))],
+                           buffers=[{"address": hex(OUT), "size": 4096, "writable": False}])
+        self.assertEqual(res["threads"][0]["status"], "exception")
+        self.assertEqual(res["faults"], [{"address": hex(OUT), "reason": 2, "write": True}])
+
+    def test_64k_pages_map_like_4k_pages(self):
+        src = """.kernel k
+.simd 16
+.arg buf global
+        shl (16) r4:ud r1:ud 12:ud
+        send.store (16) r4 r1 r7.0
+        send.load (16) r30 r4 r7.0
+        add (16) r31:ud r30:ud 1:ud
+        send.store (16) r4 r31 r7.0
+        send.eot
+"""
+        outs = []
+        for page in (4096, 65536):
+            res = self.run_gpu(src, [self.walker(group_size=(16, 1, 1), args=struct.pack("<Q", 0x200000))],
+                               buffers=[{"address": "0x200000", "size": 65536, "page_size": page}])
+            self.assertEqual(res["faults"], [])
+            outs.append(bytes.fromhex(res["buffers"][0]["data"]))
+        self.assertEqual(outs[0], outs[1])
+        for lane in range(16):
+            self.assertEqual(struct.unpack_from("<I", outs[0], lane * 4096)[0], lane + 1)
+        err = self.run_gpu(src, stimulus={"buffers": [{"address": "0x200000", "size": 4096},
+                                                      {"address": "0x210000", "size": 65536, "page_size": 65536}]},
+                           expect_rc=1)
+        self.assertIn("4 KiB and 64 KiB pages mixed", err)
+
     def test_malformed_stimulus_files_give_clear_errors(self):
         src = ".kernel k\n.simd 8\n        send.eot\n"
         for stim, text in (
