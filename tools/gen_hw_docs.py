@@ -29,9 +29,14 @@ def cell(text):
     return "—" if text in ("", "-") else text.replace("|", "\\|")
 
 
+def hex32(text):
+    v = int(text, 0)
+    return f"0x{v:08x}" if v else "0"
+
+
 def registers():
     return ["| offset | register | access | reset | description |", "|---|---|---|---|---|"] + [
-        f"| 0x{int(off, 16):04x} | `{name}` | {acc} | 0x{int(reset, 0):08x} | {cell(desc)} |"
+        f"| 0x{int(off, 16):04x} | `{name}` | {acc} | {hex32(reset)} | {cell(desc)} |"
         for name, off, acc, reset, desc in entries("gpu_regs.def", "ZE_REG", REG_RE)]
 
 
