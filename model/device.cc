@@ -126,17 +126,28 @@ void Device::mmio_write(uint32_t off, uint32_t value)
     case ZS_REG_ENGINE_ERROR_CLEAR:
         if ((value & 1) && cs_ == Cs::Error) {
             set_reg(ZS_REG_ENGINE_ERROR, 0);
-            cs_ = Cs::Fetch;
+            cs_ = in_batch_ ? Cs::Fetch : Cs::Idle;  // from the ring: validated again
+        }
+        return;
+    case ZS_REG_ENGINE_RESET:
+        if (value & 1) {
+            gt_.reset();
+            cs_ = Cs::Idle;
+            in_batch_ = false;
+            set_reg(ZS_REG_ENGINE_ERROR, 0);
+            set_reg(ZS_REG_RING_CTL, 0);
+            set_reg(ZS_REG_RING_HEAD, reg(ZS_REG_RING_TAIL));
+            was_busy_ = false;
         }
         return;
     case ZS_REG_RING_CTL:
-        set_reg(off, value & 1);
-        if (value & 1) {
+        if ((value & 1) && !(reg(off) & 1)) {
             set_reg(ZS_REG_RING_HEAD, 0);
             in_batch_ = false;
             if (cs_ != Cs::Error)
                 cs_ = Cs::Idle;
         }
+        set_reg(off, value & 1);
         return;
     case ZS_REG_IRQ_ENABLE:
         set_reg(off, value);
@@ -215,6 +226,27 @@ void Device::note_faults()
     raise_irq(ZS_IRQ_PAGE_FAULT);
 }
 
+bool Device::ring_valid()
+{
+    const uint64_t base = uint64_t(reg(ZS_REG_RING_BASE_HI)) << 32 | reg(ZS_REG_RING_BASE_LO);
+    const uint32_t size = reg(ZS_REG_RING_SIZE), tail = reg(ZS_REG_RING_TAIL), head = reg(ZS_REG_RING_HEAD);
+    if ((base & 0xfff) || size < 4096 || size > (1u << 20) || (size & (size - 1)) || !mem_.contains(base, size) ||
+        tail >= size || (tail & 3) || head >= size) {
+        engine_error(ZS_ERR_BAD_RING, base, "ring base/size/tail invalid");
+        return false;
+    }
+    return true;
+}
+
+bool Device::semaphore_satisfied()
+{
+    uint32_t v;
+    if (!read_va(uint64_t(pending_[1]) | uint64_t(pending_[2]) << 32, v))
+        return true;  // reported as an error by cs_step
+    const uint32_t want = pending_[3], op = pending_[4];
+    return op == 0 ? v == want : op == 1 ? v != want : op == 2 ? v >= want : v < want;
+}
+
 uint64_t Device::cs_step()
 {
     uint64_t spent = 0;
@@ -226,13 +258,8 @@ uint64_t Device::cs_step()
     if (cs_ == Cs::Idle) {
         if (!(reg(ZS_REG_RING_CTL) & 1) || reg(ZS_REG_RING_HEAD) == reg(ZS_REG_RING_TAIL))
             return 0;
-        const uint64_t base = uint64_t(reg(ZS_REG_RING_BASE_HI)) << 32 | reg(ZS_REG_RING_BASE_LO);
-        const uint32_t size = reg(ZS_REG_RING_SIZE), tail = reg(ZS_REG_RING_TAIL);
-        if ((base & 0xfff) || size < 4096 || size > (1u << 20) || (size & (size - 1)) ||
-            !mem_.contains(base, size) || tail >= size || (tail & 3)) {
-            engine_error(ZS_ERR_BAD_RING, base, "ring base/size/tail invalid");
+        if (!ring_valid())
             return 0;
-        }
         cs_ = Cs::Fetch;
     }
     for (unsigned n = 0; n < kCommandsPerStep; n++) {
@@ -266,11 +293,13 @@ uint64_t Device::cs_step()
                 engine_error(ZS_ERR_BAD_ADDRESS, cmd_addr_, "semaphore address not mapped");
                 return spent;
             }
-            const uint32_t want = p[3];
-            const bool ok = p[4] == 0 ? v == want : p[4] == 1 ? v != want : p[4] == 2 ? v >= want : v < want;
-            if (!ok)
+            if (!semaphore_satisfied())
                 return spent;
             cs_ = Cs::Fetch;
+        }
+        if (!in_batch_ && !(reg(ZS_REG_RING_CTL) & 1)) {
+            cs_ = Cs::Idle;  // the ring was disabled: stop at a command boundary
+            return spent;
         }
         // Fetch the next command from the batch or the ring.
         const uint64_t ring = uint64_t(reg(ZS_REG_RING_BASE_HI)) << 32 | reg(ZS_REG_RING_BASE_LO);
@@ -280,6 +309,8 @@ uint64_t Device::cs_step()
             cs_ = Cs::Idle;
             return spent;
         }
+        if (!in_batch_ && !ring_valid())
+            return spent;
         cmd_addr_ = in_batch_ ? batch_addr_ : ring + head;
         uint32_t hdr;
         if (!fetch_dword(cmd_addr_, in_batch_, hdr)) {
@@ -366,7 +397,7 @@ uint64_t Device::cs_step()
         case ZS_CMD_REPORT_PERF_COUNT:
         case ZS_CMD_USER_INTERRUPT:
             cs_ = Cs::WaitIdle;
-            break;
+            return spent;  // time advances by the command's cost before it takes effect
         case ZS_CMD_LOAD_REGISTER_IMM: {
             const RegInfo *r = reg_info(p[1]);
             if (!r || r->access != RW || p[1] == ZS_REG_RING_CTL) {
@@ -378,7 +409,7 @@ uint64_t Device::cs_step()
         }
         case ZS_CMD_SEMAPHORE_WAIT:
             if (p[4] > 3) {
-                engine_error(ZS_ERR_BAD_WALKER, cmd_addr_, "SEMAPHORE_WAIT: unknown compare");
+                engine_error(ZS_ERR_BAD_OPERAND, cmd_addr_, "SEMAPHORE_WAIT: unknown compare " + std::to_string(p[4]));
                 return spent;
             }
             cs_ = Cs::WaitSemaphore;
@@ -388,12 +419,15 @@ uint64_t Device::cs_step()
     return spent;
 }
 
-bool Device::busy() const
+bool Device::busy()
 {
     if (gt_.busy())
         return true;
     if (cs_ == Cs::Fetch || cs_ == Cs::WaitIdle)
         return true;
+    // A semaphore wait is work only once the host has released it.
+    if (cs_ == Cs::WaitSemaphore)
+        return semaphore_satisfied();
     return cs_ == Cs::Idle && (reg(ZS_REG_RING_CTL) & 1) &&
            reg(ZS_REG_RING_HEAD) != reg(ZS_REG_RING_TAIL);
 }
@@ -401,19 +435,26 @@ bool Device::busy() const
 uint64_t Device::run(uint64_t max_cycles)
 {
     const uint64_t start = gt_.now();
+    was_busy_ |= busy();
     while (gt_.now() - start < max_cycles) {
         const uint64_t left = max_cycles - (gt_.now() - start);
         const uint64_t cs_cycles = cs_step();
         note_faults();
+        const uint64_t slice_start = gt_.now();
         if (gt_.busy()) {
-            const uint64_t slice = std::min(left, cs_cycles ? cs_cycles : kGtChunk);
-            gt_.run(slice);
+            gt_.run(std::min(left, cs_cycles ? cs_cycles : kGtChunk));
             note_faults();
-        } else if (cs_cycles) {
-            gt_.idle_until(gt_.now() + std::min(left, cs_cycles));
-        } else if (!(cs_ == Cs::WaitIdle)) {
-            break;  // idle, waiting on a semaphore, or halted on an error
         }
+        // The streamer's own cycles elapse even when the GT is (or went) idle.
+        if (cs_cycles && gt_.now() < slice_start + std::min(left, cs_cycles))
+            gt_.idle_until(slice_start + std::min(left, cs_cycles));
+        if (!cs_cycles && !gt_.busy() && cs_ != Cs::WaitIdle)
+            break;  // idle, waiting on a semaphore, or halted on an error
+    }
+    // Engine-idle interrupt: the ring drained and every piece of work completed.
+    if (was_busy_ && cs_ == Cs::Idle && !busy()) {
+        was_busy_ = false;
+        raise_irq(ZS_IRQ_ENGINE_IDLE);
     }
     return gt_.now() - start;
 }

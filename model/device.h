@@ -33,7 +33,7 @@ public:
     Gt &gt() { return gt_; }
 
     // Whether simulated time has anything to do (engine busy, GT busy).
-    bool busy() const;
+    bool busy();
     // Advance by at most max_cycles; returns the cycles advanced.
     uint64_t run(uint64_t max_cycles);
     // Human-readable last engine error (for logs and tests).
@@ -48,6 +48,8 @@ private:
     void engine_error(uint32_t reason, uint64_t addr, const std::string &why);
     // Execute commands until the streamer must wait; returns cycles spent.
     uint64_t cs_step();
+    bool ring_valid();
+    bool semaphore_satisfied();
     bool fetch_dword(uint64_t addr, bool in_batch, uint32_t &out);
     bool write_va(uint64_t va, const uint32_t *dw, unsigned n);
     bool read_va(uint64_t va, uint32_t &out);
@@ -68,6 +70,7 @@ private:
     uint32_t pending_[16] = {};
     unsigned pending_len_ = 0;
     size_t faults_seen_ = 0;
+    bool was_busy_ = false;
     std::string error_text_;
 };
 

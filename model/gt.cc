@@ -44,6 +44,8 @@ struct HwThread {
     uint64_t reg_ready[ZE_GRF_COUNT + kFlagRegs];
     Group *group = nullptr;
     uint32_t index = 0;            // thread index in the group
+    bool arg_fault = false;        // the argument area could not be read at dispatch
+    uint64_t arg_fault_va = 0;
 };
 
 struct Eu {
@@ -71,6 +73,7 @@ struct Gt::Impl {
     uint64_t dispatcher_free = 0;
     uint64_t resident_total = 0;
     uint64_t window_end;
+    uint64_t gt_accounted = 0;  // GT counters cover the cycles before this
 
     explicit Impl(Gt &g) : gt(g)
     {
@@ -111,29 +114,68 @@ struct Gt::Impl {
                 account(ss[s].eus[e], eu_index(s, e), upto);
     }
 
-    // Per-cycle GT counters for [from, to): busy and thread occupancy.
-    void account_gt(uint64_t from, uint64_t to)
+    // Per-cycle GT counters up to (not including) `to`: each cycle counts
+    // the threads resident at its start, before its dispatches and EOTs
+    // (docs/oa.md).  Between events the residency is constant.
+    void account_gt(uint64_t to)
     {
-        if (to <= from)
+        if (to <= gt_accounted)
             return;
         LedgerWindow &w = gt.ledger_.cur();
+        const uint64_t n = to - gt_accounted;
         if (resident_total || !jobs.empty())
-            w.gpu_busy += to - from;
-        w.thread_cycles += resident_total * (to - from);
+            w.gpu_busy += n;
+        w.thread_cycles += resident_total * n;
+        gt_accounted = to;
     }
 
     // Advance time to `t`, closing ledger windows on the way.
     void advance_to(uint64_t t)
     {
         while (t >= window_end) {
-            account_gt(gt.now_, window_end);
+            account_gt(window_end);
             account_all(window_end);
             gt.now_ = window_end;
             gt.ledger_.close();
             window_end += gt.ledger_.window();
         }
-        account_gt(gt.now_, t);
         gt.now_ = t;
+    }
+
+    // Close the ledger at the end of a run: the last window ends after the
+    // current cycle, whose events it already holds.
+    void flush_ledger()
+    {
+        const uint64_t end = gt.now_ + 1;
+        account_gt(end);
+        account_all(end);
+        gt.ledger_.flush(end);
+        window_end = end + gt.ledger_.window();
+        gt.now_ = end;
+    }
+
+    // Abandon all work (engine reset): threads, groups, queued walkers.
+    void reset()
+    {
+        account_gt(gt.now_ + 1);
+        account_all(gt.now_ + 1);
+        for (uint32_t si = 0; si < ss.size(); si++) {
+            SubSlice &s = ss[si];
+            for (Eu &eu : s.eus) {
+                for (HwThread &t : eu.threads) {
+                    t.busy = false;
+                    t.group = nullptr;
+                    t.ready = kNever;
+                }
+                eu.resident = 0;
+                eu.next = kNever;
+            }
+            s.free_threads = uint32_t(s.eus.size() * gt.cfg_.topo.threads);
+            s.slm_used.clear();
+        }
+        groups.clear();
+        jobs.clear();
+        resident_total = 0;
     }
 
     // ---- code fetch -------------------------------------------------------
@@ -161,6 +203,16 @@ struct Gt::Impl {
             j.decoded[slot] = 1;
         }
         return &j.code[slot];
+    }
+
+    // Why an instruction fetch failed (for the fault registers).
+    FaultReason fetch_fault(HwThread &t)
+    {
+        const Job &j = *t.group->job;
+        if (t.st.ip % ZE_INST_BYTES)
+            return FaultReason::BadPhysical;
+        const Translation tr = gt.mmu_.translate(j.w.pt_root, j.w.kernel_va + t.st.ip, false);
+        return tr.fault == FaultReason::None ? FaultReason::NotPresent : tr.fault;
     }
 
     // Earliest issue of the thread's next instruction given its dependencies.
@@ -239,13 +291,16 @@ struct Gt::Impl {
         st.sr0[2] = w.simd;
     }
 
-    // Copy the argument area into r7... through the MMU; false on a fault.
-    bool load_args(HwThread &t, const WalkerJob &w)
+    // Copy the argument area into r7... through the MMU; false (and the
+    // faulting address) on a fault, which the thread raises when it first issues.
+    bool load_args(HwThread &t, const WalkerJob &w, uint64_t &fault_va)
     {
         for (uint32_t off = 0; off < w.arg_bytes; off += 4) {
             Translation tr = gt.mmu_.translate(w.pt_root, w.args_va + off, false);
-            if (tr.fault != FaultReason::None)
+            if (tr.fault != FaultReason::None) {
+                fault_va = w.args_va + off;
                 return false;
+            }
             t.st.grf[7 + off / 32][(off / 4) % 8] = gt.mem_.read32(tr.pa);
         }
         return true;
@@ -295,8 +350,7 @@ struct Gt::Impl {
                     std::fill(std::begin(t.reg_ready), std::end(t.reg_ready), 0);
                     t.sends_done = 0;
                     dispatcher_free = std::max(dispatcher_free, gt.now_) + gt.cfg_.dispatch_cycles;
-                    if (!load_args(t, j.w))
-                        t.st.raise(ZE_EXC_PAGE_FAULT, 0);
+                    t.arg_fault = !load_args(t, j.w, t.arg_fault_va);
                     schedule(t, dispatcher_free);
                     eu.resident++;
                     eu.next = std::min(eu.next, t.ready);
@@ -427,6 +481,7 @@ uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, co
         return now;
     case ZE_MSG_TIMESTAMP: {
         const ze_operand_t &o = in.dst;
+        // tm0 of the model is the GT cycle counter (docs/isa.md §1.1).
         st.grf[o.reg][o.sub] = uint32_t(now);
         st.grf[o.reg][o.sub + 1] = uint32_t(now >> 32);
         st.ip += ZE_INST_BYTES;
@@ -626,6 +681,7 @@ uint64_t Gt::run(uint64_t max_cycles)
 #undef ZE_LAT
     };
     while (now_ < stop) {
+        m.account_gt(now_ + 1);  // this cycle counts the threads resident at its start
         m.dispatch();
         if (!busy())
             break;
@@ -658,10 +714,14 @@ uint64_t Gt::run(uint64_t max_cycles)
                     ledger_.cur().eu_active[gidx]++;
                     eu.rr = slot;
                     HwThread &t = *pick;
-                    const DecodedInst *d = m.fetch(t);
+                    t.st.cycle = now_;
+                    const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
                     uint64_t after = now_ + 1;
-                    if (!d) {
-                        t.st.raise(ZE_EXC_PAGE_FAULT, t.st.ip);
+                    if (t.arg_fault) {
+                        m.fault(t, gidx, slot, t.arg_fault_va, FaultReason::NotPresent, false);
+                    } else if (!d) {
+                        const uint64_t va = t.group->job->w.kernel_va + t.st.ip;
+                        m.fault(t, gidx, slot, va, m.fetch_fault(t), false);
                     } else {
                         const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
                         StepResult r = execute(t.st, *d);
@@ -723,11 +783,9 @@ uint64_t Gt::run(uint64_t max_cycles)
     return now_ - start;
 }
 
-void Gt::flush_ledger()
-{
-    impl_->account_all(now_);
-    ledger_.flush(now_);
-}
+void Gt::flush_ledger() { impl_->flush_ledger(); }
+
+void Gt::reset() { impl_->reset(); }
 
 bool Gt::run_to_idle(uint64_t limit)
 {

@@ -79,7 +79,7 @@ public:
     Mmu &mmu() { return mmu_; }
     Ledger &ledger() { return ledger_; }
 
-    // Queue a walker; it runs when earlier ones have dispatched.  Returns an
+    // Queue a walker; it starts when the previous one has completed.  Returns an
     // error message when the job cannot run at all (empty for success).
     std::string submit(const WalkerJob &job);
     bool busy() const;
@@ -91,8 +91,10 @@ public:
     // Jump simulated time forward while idle (e.g. a command-streamer wait).
     void idle_until(uint64_t cycle);
 
-    // Close the ledger's current window at the present cycle (end of a run).
+    // Close the ledger's current window after the present cycle (end of a run).
     void flush_ledger();
+    // Abandon every thread, group and queued walker (engine reset).
+    void reset();
 
     void set_capture(bool on) { capture_ = on; }
     const std::vector<ThreadRecord> &records() const { return records_; }

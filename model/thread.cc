@@ -45,7 +45,7 @@ uint32_t *arf_storage(ThreadState &t, unsigned num)
 uint32_t read_arf(ThreadState &t, unsigned num, unsigned sub)
 {
     if (num == ZE_ARF_TM0)
-        return sub ? uint32_t(t.instructions >> 32) : uint32_t(t.instructions);
+        return sub ? uint32_t(t.cycle >> 32) : uint32_t(t.cycle);
     uint32_t *p = arf_storage(t, num);
     return p ? p[sub] : 0;
 }

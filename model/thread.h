@@ -46,7 +46,8 @@ struct ThreadState {
     uint32_t ret[kRetDepth];
     int nret;
     ThreadStatus status;
-    uint64_t instructions;  // executed, for tm0 and statistics
+    uint64_t instructions;  // executed, for statistics
+    uint64_t cycle;         // GT cycle of the current instruction: tm0 reads it
 
     void reset();
     // Raise exception `bit` (enum ze_exception) at the current ip.

@@ -4,6 +4,8 @@
 // the doorbell -- all through the hardware interface (MMIO + physical memory).
 #include "stimulus.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -136,8 +138,18 @@ uint64_t number(const json &j, const char *what)
 {
     if (j.is_number_unsigned())
         return j.get<uint64_t>();
-    if (j.is_string())
-        return std::stoull(j.get<std::string>(), nullptr, 0);
+    if (j.is_string()) {
+        // Decimal, or hex with 0x (never octal: "010" is ten).
+        const std::string t = j.get<std::string>();
+        const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+        const char *digits = t.c_str() + (hex ? 2 : 0);
+        char *end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(digits, &end, hex ? 16 : 10);
+        if (!*digits || *end || errno == ERANGE || t[0] == '-')
+            throw std::runtime_error(std::string(what) + ": '" + t + "' is not a 64-bit unsigned number");
+        return v;
+    }
     throw std::runtime_error(std::string(what) + ": expected a number or a \"0x...\" string");
 }
 
@@ -198,6 +210,9 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
     }
     const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
     zs_hw_t *hw = &dev;
+    // Each run starts from a quiet device: no leftover work, errors or interrupts.
+    zs_hw_mmio_write(hw, ZS_REG_ENGINE_RESET, 1);
+    zs_hw_mmio_write(hw, ZS_REG_IRQ_STATUS, ~0u);
     MiniKmd kmd(hw);
     dev.gt().clear_records();
     json out = json::object();
@@ -359,8 +374,6 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
         out["faults"] = faults;
     } catch (const json::exception &e) {
         throw std::runtime_error(path + ": " + e.what());
-    } catch (const std::invalid_argument &e) {
-        throw std::runtime_error(path + ": bad number");
     }
     return out.dump() + "\n";
 }

@@ -35,7 +35,7 @@ enum zs_cmd_len {
 #define ZS_IRQ_USER 0x1u
 #define ZS_IRQ_ENGINE_ERROR 0x2u
 #define ZS_IRQ_PAGE_FAULT 0x4u
-#define ZS_IRQ_CONTEXT_COMPLETE 0x8u
+#define ZS_IRQ_ENGINE_IDLE 0x8u
 
 /* ENGINE_STATUS values */
 enum zs_engine_status { ZS_ENGINE_IDLE = 0, ZS_ENGINE_BUSY = 1, ZS_ENGINE_WAITING = 2, ZS_ENGINE_ERROR = 3 };
@@ -52,6 +52,7 @@ enum zs_engine_error {
 	ZS_ERR_BAD_WALKER = 7,
 	ZS_ERR_BAD_RING = 8,
 	ZS_ERR_BAD_ADDRESS = 9,
+	ZS_ERR_BAD_OPERAND = 10,
 };
 
 typedef struct zs_hw zs_hw_t;
@@ -59,8 +60,9 @@ typedef struct zs_hw zs_hw_t;
 uint32_t zs_hw_mmio_read(zs_hw_t *hw, uint32_t offset);
 void zs_hw_mmio_write(zs_hw_t *hw, uint32_t offset, uint32_t value);
 
-/* Interrupt delivery: called (from the simulation loop) whenever a bit of
- * IRQ_STATUS & IRQ_ENABLE becomes set. */
+/* Interrupt delivery: called from the simulation loop with IRQ_STATUS &
+ * IRQ_ENABLE whenever an enabled interrupt is raised (even if already
+ * pending), and when IRQ_ENABLE is written while enabled bits are pending. */
 typedef void (*zs_irq_fn)(void *ctx, uint32_t pending);
 void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx);
 

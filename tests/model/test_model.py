@@ -261,6 +261,56 @@ fast:
                            expect_rc=1)
         self.assertIn("4 KiB and 64 KiB pages mixed", err)
 
+    def test_unreadable_argument_area_faults_the_thread(self):
+        walker = [0x03000010, 0x40000000, 0, 8, 128, 0, 8, 1, 1, 1, 1, 1, 0x6000000, 0, 8, 0]
+        res = self.run_gpu(".kernel k\n.simd 8\n.arg a global\n        send.eot\n", [{"cmd": "raw", "dwords": walker}])
+        self.assertTrue(res["idle"])
+        self.assertEqual(res["threads"][0]["status"], "exception")
+        self.assertEqual(res["faults"], [{"address": "0x6000000", "reason": 1, "write": False}])
+        self.assertTrue(res["irq_status"] & 4)
+
+    def test_semaphore_wait(self):
+        src = ".kernel k\n.simd 8\n        send.eot\n"
+        sem = lambda value, op: {"cmd": "raw", "dwords": [0x07000005, OUT, 0, value, op]}
+        store = {"cmd": "store_data", "address": hex(OUT + 4), "value": 7}
+        res = self.run_gpu(src, [sem(0, 0), store])  # memory holds 0: satisfied at once
+        self.assertEqual(res["engine_status"], 0)
+        self.assertEqual(bytes.fromhex(res["buffers"][0]["data"])[4], 7)
+        res = self.run_gpu(src, [sem(1, 0), store])  # never satisfied: waits, GT idle, run ends
+        self.assertEqual(res["engine_status"], 2)
+        self.assertEqual(bytes.fromhex(res["buffers"][0]["data"])[4], 0)
+        res = self.run_gpu(src, [sem(0, 9)])
+        self.assertEqual(res["engine_error"], 10)
+        self.assertIn("unknown compare 9", res["error_text"])
+
+    def test_post_sync_commands_take_time(self):
+        res = self.run_gpu(".kernel k\n.simd 8\n        send.eot\n",
+                           [{"cmd": "timestamp_write", "address": hex(OUT)},
+                            {"cmd": "timestamp_write", "address": hex(OUT + 8)}])
+        t0, t1 = struct.unpack_from("<QQ", bytes.fromhex(res["buffers"][0]["data"]))
+        self.assertLess(t0, t1 * 80 + 1)
+        self.assertGreater(res["cycles"], 0)
+        self.assertTrue(res["irq_status"] & 8, "engine-idle interrupt")
+
+    def test_ledger_windows_are_consistent(self):
+        cmd = [self.walker(group_size=(32, 1, 1), groups=(40, 1, 1), args=struct.pack("<Q", OUT))]
+        ledger = self.dir / "l.jsonl"
+        res = self.run_gpu(self.placement_kernel(), cmd, preset="tiny", extra=("--ledger", str(ledger)))
+        windows = [json.loads(l) for l in ledger.read_text().splitlines()]
+        self.assertGreater(len(windows), 1)
+        self.assertEqual(windows[0]["start"], 0)
+        for a, b in zip(windows, windows[1:]):
+            self.assertEqual(a["end"], b["start"])
+        for w in windows:
+            n = w["end"] - w["start"]
+            for e in range(len(w["eu_active"])):
+                self.assertEqual(w["eu_active"][e] + w["eu_stall"][e] + w["eu_idle"][e], n, (w["window"], e))
+        total = lambda k: sum(w[k] for w in windows)
+        self.assertEqual(total("threads_dispatched"), 160)
+        self.assertEqual(total("threads_retired"), 160)
+        self.assertEqual(sum(w["sends"]["eot"] for w in windows), 160)
+        self.assertEqual(sum(sum(w["inst"].values()) for w in windows), 160 * 6)
+
     def test_malformed_stimulus_files_give_clear_errors(self):
         src = ".kernel k\n.simd 8\n        send.eot\n"
         for stim, text in (
@@ -269,6 +319,7 @@ fast:
             ({"commands": [{"cmd": "compute_walker", "kernel": "k", "group_size": [8, 1, 1], "groups": [1, 1, 1]}]},
              "no module 0"),
             ({"buffers": [{"address": "0x1000", "data": "abc"}]}, "odd number of hex digits"),
+            ({"buffers": [{"address": "99999999999999999999999", "size": 4}]}, "is not a 64-bit unsigned number"),
         ):
             with self.subTest(text=text):
                 err = self.run_gpu(src, stimulus=stim, expect_rc=1)
