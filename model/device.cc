@@ -209,6 +209,18 @@ bool Device::write_va(uint64_t va, const uint32_t *dw, unsigned n)
     return true;
 }
 
+// One 8-byte store, so a host polling the location never sees half a value.
+bool Device::write_qword(uint64_t va, uint64_t v)
+{
+    if (va & 7)
+        return false;
+    Translation tr = gt_.mmu().translate(pt_root(), va, true);
+    if (tr.fault != FaultReason::None)
+        return false;
+    __atomic_store_n(reinterpret_cast<uint64_t *>(mem_.base() + tr.pa), v, __ATOMIC_RELEASE);
+    return true;
+}
+
 void Device::note_faults()
 {
     const auto &f = gt_.faults();
@@ -272,6 +284,8 @@ uint64_t Device::cs_step()
             bool ok = true;
             if (op == ZS_CMD_STORE_DATA) {
                 ok = write_va(addr64(1), &p[3], 1);
+            } else if (op == ZS_CMD_STORE_DATA64) {
+                ok = write_qword(addr64(1), uint64_t(p[3]) | uint64_t(p[4]) << 32);
             } else if (op == ZS_CMD_TIMESTAMP_WRITE) {
                 const uint32_t v[2] = {uint32_t(ts), uint32_t(ts >> 32)};
                 ok = write_va(addr64(1), v, 2);
@@ -393,6 +407,7 @@ uint64_t Device::cs_step()
             break;
         }
         case ZS_CMD_STORE_DATA:
+        case ZS_CMD_STORE_DATA64:
         case ZS_CMD_TIMESTAMP_WRITE:
         case ZS_CMD_REPORT_PERF_COUNT:
         case ZS_CMD_USER_INTERRUPT:
@@ -487,4 +502,16 @@ uint8_t *zs_hw_phys(zs_hw_t *hw, uint64_t *size)
 }
 
 int zs_hw_phys_fd(zs_hw_t *hw) { return static_cast<zesim::Device *>(hw)->mem().fd(); }
+
+int zs_hw_phys_attach(zs_hw_t *hw, uint64_t pa, int fd, uint64_t bytes)
+{
+    return static_cast<zesim::Device *>(hw)->mem().attach(pa, fd, bytes) ? 0 : -1;
+}
+
+int zs_hw_phys_detach(zs_hw_t *hw, uint64_t pa, uint64_t bytes)
+{
+    return static_cast<zesim::Device *>(hw)->mem().detach(pa, bytes) ? 0 : -1;
+}
+
+int zs_hw_busy(zs_hw_t *hw) { return static_cast<zesim::Device *>(hw)->busy() ? 1 : 0; }
 }

@@ -52,6 +52,7 @@ private:
     bool semaphore_satisfied();
     bool fetch_dword(uint64_t addr, bool in_batch, uint32_t &out);
     bool write_va(uint64_t va, const uint32_t *dw, unsigned n);
+    bool write_qword(uint64_t va, uint64_t v);
     bool read_va(uint64_t va, uint32_t &out);
     uint64_t pt_root() const;
     void note_faults();

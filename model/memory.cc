@@ -36,6 +36,20 @@ PhysMem::~PhysMem()
         close(fd_);
 }
 
+bool PhysMem::attach(uint64_t pa, int fd, uint64_t bytes)
+{
+    if ((pa | bytes) & 0xfff || !contains(pa, bytes))
+        return false;
+    return mmap(base_ + pa, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+}
+
+bool PhysMem::detach(uint64_t pa, uint64_t bytes)
+{
+    if ((pa | bytes) & 0xfff || !contains(pa, bytes))
+        return false;
+    return mmap(base_ + pa, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, off_t(pa)) != MAP_FAILED;
+}
+
 Translation Mmu::walk(uint64_t root, uint64_t va, bool write, TlbEntry *fill)
 {
     walks_++;

@@ -35,6 +35,10 @@ public:
         return v;
     }
     void write64(uint64_t pa, uint64_t v) { std::memcpy(base_ + pa, &v, 8); }
+    // Back [pa, pa+bytes) with another memfd (a GEM object a client maps),
+    // or restore the device's own backing.  Page aligned.
+    bool attach(uint64_t pa, int fd, uint64_t bytes);
+    bool detach(uint64_t pa, uint64_t bytes);
 
 private:
     int fd_ = -1;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -18,6 +19,8 @@
 
 #include "config.h"
 #include "stimulus.h"
+#include "kmd.h"
+#include "uapi/zesim_drm.h"
 #include "zesim/hw_if.h"
 
 namespace zesim {
@@ -32,6 +35,10 @@ struct Client {
     int fd;
     std::vector<uint8_t> in;
     bool waiting_idle = false;
+    zk_file_t *file = nullptr;          // after kOpen
+    std::vector<uint8_t> pending_wait;  // a WAIT_USER_FENCE argument still waiting
+    std::chrono::steady_clock::time_point deadline;
+    bool forever = false;
 };
 
 void put32(std::vector<uint8_t> &b, uint32_t v)
@@ -117,15 +124,125 @@ int listen_on(const std::string &path)
     return fd;
 }
 
+class Reader {
+public:
+    Reader(const uint8_t *p, uint32_t n) : p_(p), n_(n) {}
+    bool u32(uint32_t &v)
+    {
+        if (n_ - off_ < 4)
+            return false;
+        v = get32(p_ + off_);
+        off_ += 4;
+        return true;
+    }
+    const uint8_t *bytes(uint32_t len)
+    {
+        if (n_ - off_ < len)
+            return nullptr;
+        const uint8_t *r = p_ + off_;
+        off_ += len;
+        return r;
+    }
+    bool done() const { return off_ == n_; }
+
+private:
+    const uint8_t *p_;
+    uint32_t n_, off_ = 0;
+};
+
+constexpr uint32_t kMaxIoctlArg = 4096;
+constexpr uint32_t kMaxBlob = 256u << 10;
+
 class Server {
 public:
-    Server(Device &dev, GtTop &top, const ServerOptions &opt) : dev_(dev), top_(top), opt_(opt) {}
+    Server(Device &dev, GtTop &top, const ServerOptions &opt) : dev_(dev), top_(top), opt_(opt)
+    {
+        kmd_ = zk_create(&dev_);
+        if (!kmd_)
+            throw std::runtime_error("cannot create the KMD");
+    }
+    ~Server() { zk_destroy(kmd_); }
+
+    bool ioctl_reply(Client &c, int ret, const std::vector<uint8_t> &arg, const std::vector<std::vector<uint8_t>> &outs)
+    {
+        std::vector<uint8_t> b;
+        put32(b, uint32_t(ret));
+        put32(b, uint32_t(arg.size()));
+        b.insert(b.end(), arg.begin(), arg.end());
+        put32(b, uint32_t(outs.size()));
+        for (const auto &o : outs) {
+            put32(b, uint32_t(o.size()));
+            b.insert(b.end(), o.begin(), o.end());
+        }
+        return send_msg(c.fd, kIoctl, b);
+    }
+
+    // kIoctl: unmarshal, run the KMD, marshal the reply (docs/uapi.md).
+    bool do_ioctl(Client &c, const uint8_t *p, uint32_t len)
+    {
+        Reader r(p, len);
+        uint32_t cmd, arg_size, nin, nout;
+        const uint8_t *arg;
+        if (!r.u32(cmd) || !r.u32(arg_size) || arg_size > kMaxIoctlArg || !(arg = r.bytes(arg_size)) || !r.u32(nin) ||
+            !r.u32(nout) || nin > ZK_MAX_BLOBS || nout > ZK_MAX_BLOBS)
+            return send_text(c.fd, kError, "malformed ioctl request");
+        zk_blob_t in[ZK_MAX_BLOBS];
+        for (uint32_t i = 0; i < nin; i++) {
+            uint32_t n;
+            if (!r.u32(n) || n > kMaxBlob || !(in[i].data = r.bytes(n)))
+                return send_text(c.fd, kError, "malformed ioctl request");
+            in[i].len = n;
+        }
+        std::vector<std::vector<uint8_t>> outs(nout);
+        zk_out_blob_t out[ZK_MAX_BLOBS];
+        for (uint32_t i = 0; i < nout; i++) {
+            uint32_t n;
+            if (!r.u32(n) || n > kMaxBlob)
+                return send_text(c.fd, kError, "malformed ioctl request");
+            outs[i].assign(n, 0);
+            out[i] = {outs[i].data(), n};
+        }
+        if (!r.done())
+            return send_text(c.fd, kError, "malformed ioctl request");
+        std::vector<uint8_t> a(arg, arg + arg_size);
+        const int ret = zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
+        zk_service(kmd_);
+        if (ret == ZK_PENDING) {
+            const auto *w = reinterpret_cast<const drm_zesim_wait_user_fence *>(a.data());
+            c.pending_wait = a;
+            c.forever = w->timeout < 0;
+            c.deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(c.forever ? 0 : w->timeout);
+            return true;
+        }
+        return ioctl_reply(c, ret, a, outs);
+    }
+
+    // Finish fence waits that are satisfied, failed or timed out.
+    bool check_wait(Client &c)
+    {
+        if (c.pending_wait.empty())
+            return true;
+        int ret = zk_wait_check(c.file, c.pending_wait.data());
+        if (ret == ZK_PENDING) {
+            if (c.forever || std::chrono::steady_clock::now() < c.deadline)
+                return true;
+            ret = -ETIME;
+        }
+        std::vector<uint8_t> a;
+        a.swap(c.pending_wait);
+        return ioctl_reply(c, ret, a, {});
+    }
 
     // Returns false when the client must be dropped.
     bool handle(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
     {
         auto error = [&](const std::string &why) { return send_text(c.fd, kError, why); };
-        const bool test_only = type >= kMmioRead && type <= kStimulus;
+        const bool test_only = type >= kMmioRead && type <= kKmdStats;
+        const bool kmd_call = type == kIoctl || type == kMmap;
+        if (kmd_call && !c.file)
+            return error("open the device (kOpen) before ioctl or mmap");
+        if (!c.pending_wait.empty())
+            return error("request while an ioctl is still waiting");
         if (test_only && !opt_.test_channel)
             return error("request " + std::to_string(type) + " needs the daemon's --test-channel");
         switch (type) {
@@ -142,6 +259,40 @@ public:
         case kWaitIdle:
             c.waiting_idle = true;
             return true;
+        case kOpen:
+            if (len != 4 || c.file)
+                return error(c.file ? "this connection already has a DRM file" : "OPEN takes a 4-byte pid");
+            c.file = zk_open(kmd_, int(get32(p)));
+            if (!c.file)
+                return error("out of memory");
+            return send_msg(c.fd, kOpen, {});
+        case kIoctl:
+            return do_ioctl(c, p, len);
+        case kMmap: {
+            if (len != 16)
+                return error("MMAP takes offset and length (16 bytes)");
+            const uint64_t off = uint64_t(get32(p)) | uint64_t(get32(p + 4)) << 32;
+            const uint64_t n = uint64_t(get32(p + 8)) | uint64_t(get32(p + 12)) << 32;
+            int memfd = -1;
+            const int ret = zk_mmap_lookup(c.file, off, n, &memfd);
+            std::vector<uint8_t> b;
+            put32(b, uint32_t(ret));
+            return send_msg(c.fd, kMmap, b, ret == 0 ? memfd : -1);
+        }
+        case kKmdStats: {
+            zk_stats_t st;
+            zk_get_stats(kmd_, &st);
+            char buf[512];
+            snprintf(buf, sizeof(buf),
+                     "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
+                     "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
+                     "\"engine_resets\":%llu}",
+                     st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
+                     (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
+                     (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
+                     (unsigned long long)st.engine_resets);
+            return send_text(c.fd, kKmdStats, buf);
+        }
         case kMmioRead: {
             if (len != 4)
                 return error("MMIO_READ takes a 4-byte offset");
@@ -163,13 +314,21 @@ public:
             return send_text(c.fd, kLedger, dev_.gt().ledger().lines());
         case kStimulus: {
             const std::string path(reinterpret_cast<const char *>(p), len);
+            zk_stats_t st;
+            zk_get_stats(kmd_, &st);
+            if (st.files)
+                return error("a stimulus drives the device directly: close every DRM file first");
+            std::string result;
             try {
                 StimulusOptions so;
                 so.max_cycles = opt_.max_cycles;
-                return send_text(c.fd, kStimulus, run_stimulus(dev_, top_, path, so));
+                result = run_stimulus(dev_, top_, path, so);
             } catch (const std::exception &e) {
+                zk_reclaim_engine(kmd_);
                 return error(e.what());
             }
+            zk_reclaim_engine(kmd_);
+            return send_text(c.fd, kStimulus, result);
         }
         default:
             error("unknown request type " + std::to_string(type));
@@ -208,7 +367,12 @@ public:
             for (auto &c : clients)
                 fds.push_back({c->fd, POLLIN, 0});
             // Busy: serve what is ready, then advance time; idle: block.
-            const int timeout = dev_.busy() ? 0 : 500;
+            bool waiting = false;
+            for (auto &c : clients)
+                waiting |= !c->pending_wait.empty();
+            // Busy: serve what is ready, then advance time; a fence wait on an
+            // idle device is re-checked at a short interval; else block.
+            const int timeout = dev_.busy() || !zk_idle(kmd_) ? 0 : waiting ? 1 : 500;
             if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR)
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
             if (fds[0].revents & POLLIN) {
@@ -227,16 +391,19 @@ public:
                     c.in.insert(c.in.end(), buf, buf + n);
                     keep = drain(c);
                 }
-                if (!keep) {
-                    close(c.fd);
-                    c.fd = -1;
-                }
+                if (!keep)
+                    drop(c);
             }
             clients.erase(std::remove_if(clients.begin(), clients.end(),
                                          [](const std::unique_ptr<Client> &c) { return c->fd < 0; }),
                           clients.end());
+            zk_service(kmd_);
             if (dev_.busy())
                 top_.run_until_idle(opt_.quantum);
+            zk_service(kmd_);
+            for (auto &c : clients)
+                if (c->fd >= 0 && !check_wait(*c))
+                    drop(*c);
             if (!dev_.busy())
                 for (auto &c : clients)
                     if (c->waiting_idle) {
@@ -251,13 +418,24 @@ public:
         }
         for (auto &c : clients)
             if (c->fd >= 0)
-                close(c->fd);
+                drop(*c);
+    }
+
+    // A client is gone: its DRM file's work is cancelled and its objects freed.
+    void drop(Client &c)
+    {
+        if (c.file)
+            zk_close(c.file);
+        c.file = nullptr;
+        close(c.fd);
+        c.fd = -1;
     }
 
 private:
     Device &dev_;
     GtTop &top_;
     const ServerOptions &opt_;
+    zk_kmd_t *kmd_ = nullptr;
     bool stop_ = false;
 };
 

@@ -23,12 +23,18 @@ enum WireType : uint32_t {
     kHello = 1,       // -> {version u32, description text}
     kShutdown = 2,    // -> empty; the daemon exits after replying
     kWaitIdle = 3,    // -> {cycles u64} once the device is idle
+    // The fake KMD (one connection = one DRM file; docs/uapi.md "wire"):
+    kOpen = 8,        // {pid u32} -> empty
+    kIoctl = 9,       // {cmd u32, arg_size u32, arg, nin u32, nout u32, in blobs (len u32 + bytes), out lens u32}
+                      // -> {ret i32, arg_size u32, arg, nout u32, out blobs (len u32 + bytes)}
+    kMmap = 10,       // {offset u64, length u64} -> {ret i32} with the object's memfd (SCM_RIGHTS)
     // Test-only side channel (--test-channel):
     kMmioRead = 16,   // {offset u32} -> {value u32}
     kMmioWrite = 17,  // {offset u32, value u32} -> empty
     kGetPhys = 18,    // -> {size u64} with the physical-memory memfd (SCM_RIGHTS)
     kLedger = 19,     // -> ledger JSON lines closed so far
     kStimulus = 20,   // {path text} -> result JSON (as zesim-gpu --stimulus)
+    kKmdStats = 21,   // -> KMD object and memory counts as JSON
     kError = 0xffff,  // reply: error text
 };
 

@@ -71,6 +71,15 @@ void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx);
 uint8_t *zs_hw_phys(zs_hw_t *hw, uint64_t *size);
 int zs_hw_phys_fd(zs_hw_t *hw);
 
+/* Back physical pages [pa, pa+bytes) with the memfd `fd` (from offset 0), so
+ * a client that maps that memfd shares exactly those pages with the device;
+ * detach restores the device's own backing.  Page-aligned; 0 or -1. */
+int zs_hw_phys_attach(zs_hw_t *hw, uint64_t pa, int fd, uint64_t bytes);
+int zs_hw_phys_detach(zs_hw_t *hw, uint64_t pa, uint64_t bytes);
+
+/* Whether the device has work (time advances only while it does). */
+int zs_hw_busy(zs_hw_t *hw);
+
 #ifdef __cplusplus
 }
 #endif

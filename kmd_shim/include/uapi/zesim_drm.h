@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zesim uAPI: the ioctl interface of the fake KMD, shaped on the Linux Xe
+ * uAPI (device query, GEM, VM bind, exec queues, exec with syncs, user-fence
+ * wait) with our own prefix.  docs/uapi.md documents every ioctl, its
+ * validation and its errno values.  The L0 driver includes only this header
+ * (and the Level Zero headers).
+ *
+ * Conventions, as in Xe: every struct starts with `extensions` (must be 0:
+ * no extensions are defined yet), `pad` and `reserved` fields must be zero
+ * (else -EINVAL), sizes and offsets are in bytes, pointers are u64.
+ */
+#ifndef ZESIM_UAPI_ZESIM_DRM_H
+#define ZESIM_UAPI_ZESIM_DRM_H
+
+#include <linux/ioctl.h>
+#include <linux/posix_types.h>
+#include <linux/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZESIM_DRM_IOCTL_BASE 'd'
+#define ZESIM_DRM_COMMAND_BASE 0x40
+#define ZESIM_IOWR(nr, type) _IOWR(ZESIM_DRM_IOCTL_BASE, ZESIM_DRM_COMMAND_BASE + (nr), type)
+#define ZESIM_IOW(nr, type) _IOW(ZESIM_DRM_IOCTL_BASE, ZESIM_DRM_COMMAND_BASE + (nr), type)
+
+/* The fake device node and its identity (sysfs and DRM_IOCTL_VERSION). */
+#define ZESIM_RENDER_NODE "/dev/dri/renderD128"
+#define ZESIM_DRM_MAJOR 226
+#define ZESIM_DRM_MINOR 128
+#define ZESIM_DRIVER_NAME "zesim"
+#define ZESIM_PCI_VENDOR 0x8086
+#define ZESIM_PCI_DEVICE 0x5a45
+
+enum {
+	ZESIM_DRM_DEVICE_QUERY = 0x00,
+	ZESIM_DRM_GEM_CREATE = 0x01,
+	ZESIM_DRM_GEM_MMAP_OFFSET = 0x02,
+	ZESIM_DRM_VM_CREATE = 0x03,
+	ZESIM_DRM_VM_DESTROY = 0x04,
+	ZESIM_DRM_VM_BIND = 0x05,
+	ZESIM_DRM_EXEC_QUEUE_CREATE = 0x06,
+	ZESIM_DRM_EXEC_QUEUE_DESTROY = 0x07,
+	ZESIM_DRM_EXEC = 0x09,
+	ZESIM_DRM_WAIT_USER_FENCE = 0x0a,
+	ZESIM_DRM_GEM_CLOSE = 0x0b,
+};
+
+/* ---- device query (two calls: size 0 returns the size, then the data) ---- */
+
+enum {
+	ZESIM_QUERY_ENGINES = 0,
+	ZESIM_QUERY_CONFIG = 2,
+	ZESIM_QUERY_GT_LIST = 3,
+	ZESIM_QUERY_GT_TOPOLOGY = 5,
+	ZESIM_QUERY_ENGINE_CYCLES = 6,
+};
+
+struct drm_zesim_device_query {
+	__u64 extensions;
+	__u32 query;
+	__u32 size;
+	__u64 data;
+	__u64 reserved[2];
+};
+
+/* ZESIM_QUERY_CONFIG: num_params u32, pad, then info[num_params] u64. */
+enum {
+	ZESIM_CONFIG_REV_AND_DEVICE_ID = 0, /* revision << 16 | PCI device id */
+	ZESIM_CONFIG_FLAGS = 1,
+	ZESIM_CONFIG_MIN_ALIGNMENT = 2,	/* of GEM sizes and VM addresses */
+	ZESIM_CONFIG_VA_BITS = 3,
+	ZESIM_CONFIG_MAX_EXEC_QUEUE_PRIORITY = 4,
+	/* zesim additions */
+	ZESIM_CONFIG_THREADS_PER_EU = 5,
+	ZESIM_CONFIG_GRF_PER_THREAD = 6,
+	ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE = 7,
+	ZESIM_CONFIG_MAX_SIMD = 8,
+	ZESIM_CONFIG_VRAM_BYTES = 9, /* size of the memory GEM objects come from */
+	ZESIM_CONFIG_NUM_PARAMS = 10,
+};
+
+struct drm_zesim_query_config {
+	__u32 num_params;
+	__u32 pad;
+	__u64 info[];
+};
+
+/* ZESIM_QUERY_GT_LIST */
+struct drm_zesim_gt {
+	__u16 type; /* 0 = main GT */
+	__u16 tile_id;
+	__u16 gt_id;
+	__u16 pad[3];
+	__u32 reference_clock; /* timestamp frequency in Hz */
+	__u64 core_clock;      /* core frequency in Hz (zesim addition) */
+	__u64 reserved[7];
+};
+
+struct drm_zesim_query_gt_list {
+	__u32 num_gt;
+	__u32 pad;
+	struct drm_zesim_gt gt_list[];
+};
+
+/* ZESIM_QUERY_GT_TOPOLOGY: a sequence of these, each followed by num_bytes
+ * of mask, padded to 8 bytes. */
+enum {
+	ZESIM_TOPO_DSS_GEOMETRY = 1,
+	ZESIM_TOPO_DSS_COMPUTE = 2,  /* one bit per sub-slice: slice s, sub-slice k at bit s*per_slice+k */
+	ZESIM_TOPO_EU_PER_DSS = 4,   /* one bit per EU of a sub-slice */
+};
+
+struct drm_zesim_query_topology_mask {
+	__u16 gt_id;
+	__u16 type;
+	__u32 num_bytes;
+	__u8 mask[];
+};
+
+/* ZESIM_QUERY_ENGINES */
+enum { ZESIM_ENGINE_CLASS_COMPUTE = 4 };
+
+struct drm_zesim_engine_class_instance {
+	__u16 engine_class;
+	__u16 engine_instance;
+	__u16 gt_id;
+	__u16 pad;
+};
+
+struct drm_zesim_query_engines {
+	__u32 num_engines;
+	__u32 pad;
+	struct drm_zesim_engine_class_instance engines[];
+};
+
+/* ZESIM_QUERY_ENGINE_CYCLES: the caller fills `eci`; the KMD returns the
+ * GPU timestamp and CLOCK_MONOTONIC_RAW sampled together. */
+struct drm_zesim_query_engine_cycles {
+	struct drm_zesim_engine_class_instance eci;
+	__s32 clockid; /* must be CLOCK_MONOTONIC_RAW (4) */
+	__u32 width;   /* valid bits of engine_cycles */
+	__u64 engine_cycles;
+	__u64 engine_frequency;
+	__u64 cpu_timestamp; /* ns */
+	__u64 cpu_delta;
+};
+
+/* ---- GEM ------------------------------------------------------------------ */
+
+struct drm_zesim_gem_create {
+	__u64 extensions;
+	__u64 size; /* multiple of ZESIM_CONFIG_MIN_ALIGNMENT */
+	__u32 placement; /* must be 1 (the device memory region) */
+	__u32 flags;	 /* none defined: 0 */
+	__u32 vm_id;	 /* 0: shareable; else private to that VM (accepted, not enforced further) */
+	__u32 handle;	 /* out */
+	__u64 reserved[2];
+};
+
+struct drm_zesim_gem_mmap_offset {
+	__u64 extensions;
+	__u32 handle;
+	__u32 flags; /* 0 */
+	__u64 offset; /* out: pass to mmap() on the device fd */
+	__u64 reserved[2];
+};
+
+struct drm_zesim_gem_close {
+	__u32 handle;
+	__u32 pad;
+};
+
+/* ---- VM --------------------------------------------------------------------- */
+
+struct drm_zesim_vm_create {
+	__u64 extensions;
+	__u32 flags; /* 0 */
+	__u32 vm_id; /* out */
+	__u64 reserved[2];
+};
+
+struct drm_zesim_vm_destroy {
+	__u32 vm_id;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+enum { ZESIM_VM_BIND_OP_MAP = 0, ZESIM_VM_BIND_OP_UNMAP = 1 };
+#define ZESIM_VM_BIND_FLAG_READONLY (1u << 0)
+#define ZESIM_VM_BIND_FLAG_64K (1u << 1) /* map with 64 KiB pages (addr, range, offset 64 KiB aligned) */
+
+struct drm_zesim_vm_bind_op {
+	__u64 extensions;
+	__u32 obj; /* GEM handle (MAP); 0 for UNMAP */
+	__u32 pad;
+	__u64 obj_offset;
+	__u64 range;
+	__u64 addr;
+	__u32 op;
+	__u32 flags;
+	__u64 reserved[3];
+};
+
+/* User fence: the KMD writes `timeline_value` (u64) to GPU address `addr`
+ * once the operation has completed. */
+enum { ZESIM_SYNC_TYPE_USER_FENCE = 2 };
+#define ZESIM_SYNC_FLAG_SIGNAL (1u << 0)
+
+struct drm_zesim_sync {
+	__u64 extensions;
+	__u32 type;
+	__u32 flags; /* must include SIGNAL */
+	__u64 addr;  /* 8-byte aligned GPU VA in the queue's VM */
+	__u64 timeline_value;
+	__u64 reserved[2];
+};
+
+struct drm_zesim_vm_bind {
+	__u64 extensions;
+	__u32 vm_id;
+	__u32 num_binds; /* >= 1; more than 1: binds points to an array */
+	union {
+		struct drm_zesim_vm_bind_op bind; /* num_binds == 1 */
+		__u64 vector_of_binds;		  /* num_binds > 1 */
+	};
+	__u32 num_syncs;
+	__u32 pad;
+	__u64 syncs; /* array of drm_zesim_sync, signalled when the binds are done */
+	__u64 reserved[2];
+};
+
+/* ---- exec queues and exec ------------------------------------------------------- */
+
+struct drm_zesim_exec_queue_create {
+	__u64 extensions;
+	__u16 width;	      /* 1 */
+	__u16 num_placements; /* 1 */
+	__u32 vm_id;
+	__u32 flags; /* 0 */
+	__u32 exec_queue_id; /* out */
+	__u64 instances;     /* pointer to one drm_zesim_engine_class_instance */
+	__u64 reserved[2];
+};
+
+struct drm_zesim_exec_queue_destroy {
+	__u32 exec_queue_id;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+struct drm_zesim_exec {
+	__u64 extensions;
+	__u32 exec_queue_id;
+	__u32 num_syncs;
+	__u64 syncs;   /* array of drm_zesim_sync */
+	__u64 address; /* GPU VA of the batch buffer (commands of docs/commands.md, ending with BATCH_END) */
+	__u16 num_batch_buffer; /* 1 */
+	__u16 pad[3];
+	__u64 reserved[2];
+};
+
+enum {
+	ZESIM_UFENCE_OP_EQ = 0,
+	ZESIM_UFENCE_OP_NEQ = 1,
+	ZESIM_UFENCE_OP_GT = 2,
+	ZESIM_UFENCE_OP_GTE = 3,
+	ZESIM_UFENCE_OP_LT = 4,
+	ZESIM_UFENCE_OP_LTE = 5,
+};
+
+struct drm_zesim_wait_user_fence {
+	__u64 extensions;
+	__u64 addr; /* GPU VA in the VM of exec_queue_id, 8-byte aligned */
+	__u16 op;
+	__u16 flags; /* 0 */
+	__u32 pad;
+	__u64 value;
+	__u64 mask;
+	__s64 timeout; /* ns; < 0 waits forever; returns -ETIME when it expires */
+	__u32 exec_queue_id;
+	__u32 pad2;
+	__u64 reserved[2];
+};
+
+/* DRM core: DRM_IOCTL_VERSION (same layout and number as drm.h). */
+struct drm_zesim_version {
+	int version_major;
+	int version_minor;
+	int version_patchlevel;
+	__kernel_size_t name_len;
+	char *name;
+	__kernel_size_t date_len;
+	char *date;
+	__kernel_size_t desc_len;
+	char *desc;
+};
+#define DRM_IOCTL_ZESIM_VERSION _IOWR(ZESIM_DRM_IOCTL_BASE, 0x00, struct drm_zesim_version)
+
+#define DRM_IOCTL_ZESIM_DEVICE_QUERY ZESIM_IOWR(ZESIM_DRM_DEVICE_QUERY, struct drm_zesim_device_query)
+#define DRM_IOCTL_ZESIM_GEM_CREATE ZESIM_IOWR(ZESIM_DRM_GEM_CREATE, struct drm_zesim_gem_create)
+#define DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET ZESIM_IOWR(ZESIM_DRM_GEM_MMAP_OFFSET, struct drm_zesim_gem_mmap_offset)
+#define DRM_IOCTL_ZESIM_GEM_CLOSE ZESIM_IOW(ZESIM_DRM_GEM_CLOSE, struct drm_zesim_gem_close)
+#define DRM_IOCTL_ZESIM_VM_CREATE ZESIM_IOWR(ZESIM_DRM_VM_CREATE, struct drm_zesim_vm_create)
+#define DRM_IOCTL_ZESIM_VM_DESTROY ZESIM_IOW(ZESIM_DRM_VM_DESTROY, struct drm_zesim_vm_destroy)
+#define DRM_IOCTL_ZESIM_VM_BIND ZESIM_IOW(ZESIM_DRM_VM_BIND, struct drm_zesim_vm_bind)
+#define DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE ZESIM_IOWR(ZESIM_DRM_EXEC_QUEUE_CREATE, struct drm_zesim_exec_queue_create)
+#define DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY ZESIM_IOW(ZESIM_DRM_EXEC_QUEUE_DESTROY, struct drm_zesim_exec_queue_destroy)
+#define DRM_IOCTL_ZESIM_EXEC ZESIM_IOW(ZESIM_DRM_EXEC, struct drm_zesim_exec)
+#define DRM_IOCTL_ZESIM_WAIT_USER_FENCE ZESIM_IOWR(ZESIM_DRM_WAIT_USER_FENCE, struct drm_zesim_wait_user_fence)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

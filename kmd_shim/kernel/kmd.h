@@ -1,0 +1,78 @@
+/* The fake KMD: per-client DRM files, GEM objects, VMs and page tables, exec
+ * queues, a job scheduler on the engine ring, user fences (docs/uapi.md,
+ * docs/kmd.md).  It runs inside the daemon and reaches the device only
+ * through the hardware interface (include/zesim/hw_if.h). */
+#ifndef ZESIM_KMD_H
+#define ZESIM_KMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zesim/hw_if.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zk_kmd zk_kmd_t;
+typedef struct zk_file zk_file_t;
+
+/* Buffers a user pointer of an ioctl argument refers to, marshalled by the
+ * preload library: `in` holds what the KMD reads, `out` what it writes. */
+typedef struct zk_blob {
+	const uint8_t *data;
+	uint32_t len;
+} zk_blob_t;
+
+typedef struct zk_out_blob {
+	uint8_t *data;
+	uint32_t len;
+} zk_out_blob_t;
+
+#define ZK_MAX_BLOBS 4
+#define ZK_PENDING 1 /* zk_ioctl: the call waits (WAIT_USER_FENCE); retry with zk_ioctl_retry */
+
+typedef struct zk_stats {
+	uint32_t files, bos, vms, queues, jobs;
+	uint64_t bo_bytes;	/* bytes of live GEM objects */
+	uint64_t pt_bytes;	/* bytes of page tables */
+	uint64_t free_bytes;	/* physical memory not allocated */
+	uint64_t jobs_completed, jobs_cancelled, engine_resets;
+} zk_stats_t;
+
+zk_kmd_t *zk_create(zs_hw_t *hw);
+void zk_destroy(zk_kmd_t *kmd);
+
+zk_file_t *zk_open(zk_kmd_t *kmd, int pid);
+/* Cancels the file's work (resetting the engine if its job runs) and frees
+ * every object it owns. */
+void zk_close(zk_file_t *file);
+
+/* One ioctl.  `arg` (arg_size bytes) is read and updated in place; `in`
+ * and `out` are the user buffers the argument points to, in the order
+ * docs/uapi.md gives per ioctl.  Returns 0, -errno, or ZK_PENDING. */
+int zk_ioctl(zk_file_t *file, unsigned long cmd, void *arg, uint32_t arg_size, const zk_blob_t *in,
+	     unsigned nin, zk_out_blob_t *out, unsigned nout);
+/* Re-check a pending WAIT_USER_FENCE (arg as passed to zk_ioctl); returns
+ * 0 when satisfied, ZK_PENDING, or -errno (the queue's job failed). */
+int zk_wait_check(zk_file_t *file, const void *arg);
+
+/* The memfd and size behind an mmap offset of this file (for mmap), or -1. */
+int zk_mmap_lookup(zk_file_t *file, uint64_t offset, uint64_t length, int *memfd);
+
+/* Scheduler: retire finished jobs, submit the next; call after the device
+ * has run and whenever a client changed something. */
+void zk_service(zk_kmd_t *kmd);
+int zk_idle(zk_kmd_t *kmd); /* no job running or queued */
+
+void zk_get_stats(zk_kmd_t *kmd, zk_stats_t *out);
+
+/* Reprogram the ring after something else used the device directly (the
+ * daemon's test-only stimulus runner; only allowed with no file open). */
+void zk_reclaim_engine(zk_kmd_t *kmd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
