@@ -1,0 +1,178 @@
+/* A raw-ioctl client of the fake KMD, run under the preload library:
+ *   kmd_client vadd MODULE.elf GROUPS   vector add through GEM/VM/exec/user fence, checked
+ *   kmd_client spin MODULE.elf          submit a kernel that never ends, then wait forever
+ *   kmd_client probe                    stat, /dev/dri listing, sysfs, version, queries
+ * Prints one line per step; exits non-zero with a message on any failure. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "uapi/zesim_drm.h"
+#include "zesim/hw_if.h"
+#include "zesim/ze_module.h"
+
+static int fd;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "kmd_client: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void xioctl(unsigned long cmd, void *arg, const char *what)
+{
+	if (ioctl(fd, cmd, arg) != 0)
+		die(what);
+}
+
+typedef struct bo {
+	uint32_t handle;
+	uint64_t size, va;
+	uint8_t *map;
+} bo_t;
+
+static bo_t new_bo(uint32_t vm, uint64_t size, uint64_t va)
+{
+	bo_t b = {0, (size + 4095) & ~4095ull, va, NULL};
+	struct drm_zesim_gem_create c = {.size = b.size, .placement = 1};
+	xioctl(DRM_IOCTL_ZESIM_GEM_CREATE, &c, "GEM_CREATE");
+	b.handle = c.handle;
+	struct drm_zesim_gem_mmap_offset m = {.handle = b.handle};
+	xioctl(DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, &m, "GEM_MMAP_OFFSET");
+	b.map = mmap(NULL, b.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.offset);
+	if (b.map == MAP_FAILED)
+		die("mmap");
+	struct drm_zesim_vm_bind bind = {.vm_id = vm, .num_binds = 1};
+	bind.bind.obj = b.handle;
+	bind.bind.range = b.size;
+	bind.bind.addr = va;
+	bind.bind.op = ZESIM_VM_BIND_OP_MAP;
+	xioctl(DRM_IOCTL_ZESIM_VM_BIND, &bind, "VM_BIND");
+	return b;
+}
+
+static void probe(void)
+{
+	struct stat st;
+	if (stat(ZESIM_RENDER_NODE, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != ZESIM_DRM_MAJOR)
+		die("stat of the render node");
+	DIR *d = opendir("/dev/dri");
+	if (!d)
+		die("opendir /dev/dri");
+	int found = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		found |= strcmp(e->d_name, "renderD128") == 0;
+	closedir(d);
+	if (!found)
+		die("renderD128 not listed in /dev/dri");
+	FILE *f = fopen("/sys/class/drm/renderD128/device/vendor", "r");
+	char vendor[32] = "";
+	if (!f || !fgets(vendor, sizeof(vendor), f))
+		die("sysfs vendor");
+	fclose(f);
+	if (fstat(fd, &st) || minor(st.st_rdev) != ZESIM_DRM_MINOR)
+		die("fstat of the device fd");
+	char name[16] = "";
+	struct drm_zesim_version v = {.name = name, .name_len = sizeof(name) - 1};
+	xioctl(DRM_IOCTL_ZESIM_VERSION, &v, "VERSION");
+	struct drm_zesim_device_query q = {.query = ZESIM_QUERY_GT_LIST};
+	xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "DEVICE_QUERY size");
+	struct drm_zesim_query_gt_list *gl = calloc(1, q.size);
+	q.data = (uintptr_t)gl;
+	xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "DEVICE_QUERY GT_LIST");
+	int bad = ioctl(fd, DRM_IOCTL_ZESIM_DEVICE_QUERY, (void *)16) == 0 || errno != EFAULT;
+	printf("probe: driver %s, vendor %s", name, vendor);
+	printf("probe: timestamp %u Hz, core %llu Hz, bad pointer gives %s\n", gl->gt_list[0].reference_clock,
+	       (unsigned long long)gl->gt_list[0].core_clock, bad ? "something else" : "EFAULT");
+	free(gl);
+	if (bad)
+		exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: kmd_client vadd|spin|probe [MODULE [GROUPS]]\n");
+		return 2;
+	}
+	fd = open(ZESIM_RENDER_NODE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open " ZESIM_RENDER_NODE);
+	if (strcmp(argv[1], "probe") == 0) {
+		probe();
+		return 0;
+	}
+	if (argc < 3)
+		return 2;
+	const int spin = strcmp(argv[1], "spin") == 0;
+	const uint32_t groups = argc > 3 ? (uint32_t)atoi(argv[3]) : 4, n = groups * 16;
+	zm_module_t m;
+	char err[512];
+	if (zm_module_read_file(argv[2], &m, err, sizeof(err))) {
+		fprintf(stderr, "kmd_client: %s\n", err);
+		return 1;
+	}
+	const zm_kernel_t *k = &m.kernels[0];
+
+	struct drm_zesim_vm_create vc = {0};
+	xioctl(DRM_IOCTL_ZESIM_VM_CREATE, &vc, "VM_CREATE");
+	struct drm_zesim_engine_class_instance eci = {.engine_class = ZESIM_ENGINE_CLASS_COMPUTE};
+	struct drm_zesim_exec_queue_create qc = {.width = 1, .num_placements = 1, .vm_id = vc.vm_id,
+						  .instances = (uintptr_t)&eci};
+	xioctl(DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, &qc, "EXEC_QUEUE_CREATE");
+
+	bo_t text = new_bo(vc.vm_id, k->text_size, 0x100000);
+	memcpy(text.map, k->text, k->text_size);
+	bo_t a = new_bo(vc.vm_id, 4ull * n, 0x200000), b = new_bo(vc.vm_id, 4ull * n, 0x300000);
+	bo_t c = new_bo(vc.vm_id, 4ull * n, 0x400000), args = new_bo(vc.vm_id, 4096, 0x500000);
+	bo_t batch = new_bo(vc.vm_id, 4096, 0x600000), fence = new_bo(vc.vm_id, 4096, 0x700000);
+	for (uint32_t i = 0; i < n; i++) {
+		float x = (float)i * 0.5f, y = 3.0f - (float)i;
+		memcpy(a.map + 4 * i, &x, 4);
+		memcpy(b.map + 4 * i, &y, 4);
+	}
+	uint64_t ptrs[3] = {a.va, b.va, c.va};
+	memcpy(args.map, ptrs, sizeof(ptrs));
+	uint32_t cmd[] = {ZS_CMD_HEADER(ZS_CMD_COMPUTE_WALKER, ZS_CMD_LEN_COMPUTE_WALKER),
+			  (uint32_t)text.va, (uint32_t)(text.va >> 32), k->simd, k->grf, k->slm, 16, 1, 1, groups, 1, 1,
+			  (uint32_t)args.va, 0, k->arg_bytes, 0,
+			  ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1)};
+	memcpy(batch.map, cmd, sizeof(cmd));
+	struct drm_zesim_sync sync = {.type = ZESIM_SYNC_TYPE_USER_FENCE, .flags = ZESIM_SYNC_FLAG_SIGNAL,
+				      .addr = fence.va, .timeline_value = 0x1234};
+	struct drm_zesim_exec ex = {.exec_queue_id = qc.exec_queue_id, .num_syncs = 1, .syncs = (uintptr_t)&sync,
+				    .address = batch.va, .num_batch_buffer = 1};
+	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
+	printf("%s: submitted %u work items\n", argv[1], n);
+	fflush(stdout);
+	struct drm_zesim_wait_user_fence w = {.addr = fence.va, .op = ZESIM_UFENCE_OP_EQ, .value = 0x1234,
+					      .mask = ~0ull, .timeout = spin ? -1 : 60000000000ll,
+					      .exec_queue_id = qc.exec_queue_id};
+	xioctl(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &w, "WAIT_USER_FENCE");
+	uint64_t fv;
+	memcpy(&fv, fence.map, 8);
+	for (uint32_t i = 0; i < n; i++) {
+		float x, y, z;
+		memcpy(&x, a.map + 4 * i, 4);
+		memcpy(&y, b.map + 4 * i, 4);
+		memcpy(&z, c.map + 4 * i, 4);
+		if (z != x + y) {
+			fprintf(stderr, "kmd_client: c[%u] = %g, expected %g\n", i, (double)z, (double)(x + y));
+			return 1;
+		}
+	}
+	printf("%s: %u results correct, fence 0x%llx\n", argv[1], n, (unsigned long long)fv);
+	zm_module_free(&m);
+	close(fd);
+	return 0;
+}
