@@ -2,6 +2,7 @@
  *   kmd_client vadd MODULE.elf GROUPS   vector add through GEM/VM/exec/user fence, checked
  *   kmd_client spin MODULE.elf          submit a kernel that never ends, then wait forever
  *   kmd_client probe                    stat, /dev/dri listing, sysfs, version, queries
+ *   kmd_client fuzz SEED COUNT          random ioctls with random and bad pointers through the shim
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -99,6 +100,42 @@ static void probe(void)
 		exit(1);
 }
 
+/* Random commands and arguments, including pointers the shim must refuse
+ * with EFAULT; the call must fail cleanly or succeed, never crash. */
+static int fuzz(unsigned seed, long count)
+{
+	srand(seed);
+	static const unsigned long cmds[] = {
+		DRM_IOCTL_ZESIM_VERSION, DRM_IOCTL_ZESIM_DEVICE_QUERY, DRM_IOCTL_ZESIM_GEM_CREATE,
+		DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, DRM_IOCTL_ZESIM_GEM_CLOSE, DRM_IOCTL_ZESIM_VM_CREATE,
+		DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
+		DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE};
+	static uint64_t arg[512];
+	long ok = 0, failed = 0;
+	for (long i = 0; i < count; i++) {
+		unsigned long cmd = rand() % 8 ? cmds[rand() % 12] : ((unsigned long)rand() << 16 | (unsigned)rand());
+		for (unsigned w = 0; w < 16; w++) {
+			const uint64_t choices[] = {0, 1, (uint64_t)rand() % 8, 16, 4096, (uintptr_t)arg, ~0ull,
+						    (uint64_t)rand() << 32 | (unsigned)rand()};
+			arg[w] = choices[rand() % 8];
+		}
+		void *p = rand() % 8 == 0 ? (void *)(uintptr_t)(rand() % 3 ? 16 : 0xdead0000) : (void *)arg;
+		int rc = ioctl(fd, cmd, p);
+		if (rc == 0) {
+			ok++;
+			continue;
+		}
+		failed++;
+		if (errno != EINVAL && errno != ENOENT && errno != EFAULT && errno != ENOTTY && errno != ENOMEM &&
+		    errno != EEXIST && errno != ECANCELED && errno != ETIME && errno != ENOSPC) {
+			fprintf(stderr, "kmd_client: ioctl 0x%lx gave errno %d (%s)\n", cmd, errno, strerror(errno));
+			return 1;
+		}
+	}
+	printf("fuzz: %ld ioctls succeeded, %ld failed with a valid errno\n", ok, failed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -112,6 +149,8 @@ int main(int argc, char **argv)
 		probe();
 		return 0;
 	}
+	if (strcmp(argv[1], "fuzz") == 0 && argc > 3)
+		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
 	if (argc < 3)
 		return 2;
 	const int spin = strcmp(argv[1], "spin") == 0;

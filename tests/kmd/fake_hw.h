@@ -1,0 +1,10 @@
+/* Test double of the hardware interface (tests/kmd/fake_hw.c). */
+#ifndef ZESIM_TESTS_FAKE_HW_H
+#define ZESIM_TESTS_FAKE_HW_H
+
+#include "zesim/hw_if.h"
+
+zs_hw_t *fake_hw_create(uint64_t bytes);
+void fake_hw_destroy(zs_hw_t *hw);
+
+#endif

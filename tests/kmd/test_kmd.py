@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The fake KMD through the preload library, end to end: raw-ioctl clients
+(tests/kmd/kmd_client.c) against a daemon.  Two processes at once; a client
+killed mid-kernel leaves the daemon serving the other, and every object of
+the dead client is freed (checked through the daemon's KMD statistics)."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
+import zedaemon  # noqa: E402
+import zetools  # noqa: E402
+
+AS = os.environ.get("ZESIM_AS")
+GPU = os.environ.get("ZESIM_GPU")
+CLIENT = os.environ.get("ZESIM_KMD_CLIENT")
+PRELOAD = os.environ.get("ZESIM_PRELOAD")
+SPIN = """.kernel spin
+.simd 16
+.arg a global
+.arg b global
+.arg c global
+loop:
+        jmpi loop
+        send.eot
+"""
+
+
+@unittest.skipUnless(AS and GPU and CLIENT and PRELOAD, "needs ZESIM_AS, ZESIM_GPU, ZESIM_KMD_CLIENT, ZESIM_PRELOAD")
+class KmdTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        d = pathlib.Path(cls.tmp.name)
+        (d / "vadd.zeasm").write_text(zetools.doc_examples(pathlib.Path(__file__).resolve().parents[2] / "docs" / "isa.md")[0][1])
+        (d / "spin.zeasm").write_text(SPIN)
+        for k in ("vadd", "spin"):
+            r = zetools.assemble(AS, d / f"{k}.zeasm", d / f"{k}.elf")
+            assert r.returncode == 0, r.stderr
+        cls.vadd, cls.spin = str(d / "vadd.elf"), str(d / "spin.elf")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.daemon = zedaemon.Daemon(GPU, "--preset", "tiny")
+        self.assertTrue(self.daemon.alive(), self.daemon.stderr())
+        self.env = {**os.environ, "ZESIM_SOCKET": self.daemon.path, "LD_PRELOAD": PRELOAD}
+
+    def tearDown(self):
+        self.daemon.close()
+
+    def client(self, *args):
+        return subprocess.Popen([CLIENT, *args], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    def stats(self):
+        s = self.daemon.connect()
+        t, body, _ = zedaemon.request(s, zedaemon.KMD_STATS)
+        s.close()
+        self.assertEqual(t, zedaemon.KMD_STATS, body)
+        return json.loads(body)
+
+    def test_probe(self):
+        p = self.client("probe")
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("driver zesim", out)
+        self.assertIn("bad pointer gives EFAULT", out)
+
+    def test_two_processes_at_once(self):
+        procs = [self.client("vadd", self.vadd, str(g)) for g in (3, 5)]
+        for p, g in zip(procs, (3, 5)):
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn(f"{g * 16} results correct", out)
+        st = self.stats()
+        self.assertEqual(st["jobs_completed"], 2)
+        self.assertEqual((st["files"], st["bos"], st["vms"], st["queues"], st["jobs"]), (0, 0, 0, 0, 0))
+
+    def test_client_killed_mid_kernel(self):
+        before = self.stats()
+        spin = self.client("spin", self.spin, "2")
+        self.assertIn("submitted", spin.stdout.readline())
+        other = self.client("vadd", self.vadd, "4")  # queued behind the kernel that never ends
+        time.sleep(0.5)
+        mid = self.stats()
+        self.assertEqual(mid["files"], 2)
+        self.assertGreater(mid["bo_bytes"], 0)
+        spin.send_signal(signal.SIGKILL)
+        spin.wait(30)
+        spin.stdout.close()
+        spin.stderr.close()
+        out, err = other.communicate(timeout=120)
+        self.assertEqual(other.returncode, 0, err)
+        self.assertIn("64 results correct", out)
+        self.assertTrue(self.daemon.alive())
+        after = self.stats()
+        self.assertEqual((after["files"], after["bos"], after["vms"], after["queues"], after["jobs"]), (0, 0, 0, 0, 0))
+        self.assertEqual((after["bo_bytes"], after["pt_bytes"]), (0, 0))
+        self.assertEqual(after["free_bytes"], before["free_bytes"])
+        self.assertGreaterEqual(after["jobs_cancelled"], 1)
+        self.assertGreaterEqual(after["engine_resets"], 1)
+
+    def test_random_ioctls_through_the_shim(self):
+        p = self.client("fuzz", "7", "3000")
+        out, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("failed with a valid errno", out)
+        self.assertTrue(self.daemon.alive())
+        # The fuzzing client closed: nothing of it remains.
+        st = self.stats()
+        self.assertEqual((st["files"], st["bos"], st["vms"], st["queues"], st["jobs"], st["bo_bytes"]), (0,) * 6)
+
+    def test_no_daemon_means_no_device(self):
+        env = {**self.env, "ZESIM_SOCKET": "/nonexistent/gpu.sock"}
+        p = subprocess.run([CLIENT, "probe"], env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("open /dev/dri/renderD128", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

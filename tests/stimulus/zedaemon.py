@@ -1,0 +1,78 @@
+"""Start a zesim-gpu daemon for a test and talk its wire protocol
+(docs/daemon.md): 12-byte header {magic, type, length} + payload."""
+import os
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+MAGIC = 0x4D49535A
+HELLO, SHUTDOWN, WAIT_IDLE, OPEN, IOCTL, MMAP = 1, 2, 3, 8, 9, 10
+MMIO_READ, MMIO_WRITE, GET_PHYS, LEDGER, STIMULUS, KMD_STATS, ERROR = 16, 17, 18, 19, 20, 21, 0xFFFF
+
+
+def request(sock, type_, payload=b""):
+    sock.sendall(struct.pack("<III", MAGIC, type_, len(payload)) + payload)
+    return reply(sock)
+
+
+def reply(sock, fds=False):
+    """(type, payload, fds); type None when the daemon closed the connection."""
+    if fds:
+        head, got, _, _ = socket.recv_fds(sock, 12, 1)
+    else:
+        head, got = sock.recv(12, socket.MSG_WAITALL), []
+    if len(head) < 12:
+        return None, b"", got
+    magic, type_, n = struct.unpack("<III", head)
+    if magic != MAGIC:
+        raise AssertionError("bad magic in a reply")
+    body = b""
+    while len(body) < n:
+        chunk = sock.recv(n - len(body))
+        if not chunk:
+            break
+        body += chunk
+    return type_, body, got
+
+
+class Daemon:
+    """zesim-gpu on a private socket; use as a context manager."""
+
+    def __init__(self, gpu, *args, test_channel=True):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "run", "gpu.sock")
+        cmd = [gpu, *args, "--socket", self.path] + (["--test-channel"] if test_channel else [])
+        self.log = open(os.path.join(self.tmp.name, "daemon.log"), "w+")
+        self.proc = subprocess.Popen(cmd, stderr=self.log, env={**os.environ, "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"})
+        for _ in range(400):
+            if os.path.exists(self.path) or self.proc.poll() is not None:
+                break
+            time.sleep(0.025)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.path)
+        s.settimeout(120)
+        return s
+
+    def stderr(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+        self.log.close()
+        self.tmp.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
