@@ -161,8 +161,9 @@ void Device::mmio_write(uint32_t off, uint32_t value)
 void Device::raise_irq(uint32_t bits)
 {
     regs_[ZS_REG_IRQ_STATUS] |= bits;
-    const uint32_t pending = reg(ZS_REG_IRQ_STATUS) & reg(ZS_REG_IRQ_ENABLE);
-    if (pending && irq_fn_)
+    const uint32_t enabled = reg(ZS_REG_IRQ_ENABLE), pending = reg(ZS_REG_IRQ_STATUS) & enabled;
+    // Delivered for an enabled bit being raised, or (bits == 0) on an IRQ_ENABLE write.
+    if (pending && irq_fn_ && (!bits || (bits & enabled)))
         irq_fn_(irq_ctx_, pending);
 }
 

@@ -46,6 +46,7 @@ struct HwThread {
     uint32_t index = 0;            // thread index in the group
     bool arg_fault = false;        // the argument area could not be read at dispatch
     uint64_t arg_fault_va = 0;
+    FaultReason arg_fault_why = FaultReason::None;
 };
 
 struct Eu {
@@ -139,6 +140,7 @@ struct Gt::Impl {
             gt.ledger_.close();
             window_end += gt.ledger_.window();
         }
+        account_gt(t);  // skipped cycles had the state that holds now
         gt.now_ = t;
     }
 
@@ -157,8 +159,8 @@ struct Gt::Impl {
     // Abandon all work (engine reset): threads, groups, queued walkers.
     void reset()
     {
-        account_gt(gt.now_ + 1);
-        account_all(gt.now_ + 1);
+        account_gt(gt.now_);
+        account_all(gt.now_);
         for (uint32_t si = 0; si < ss.size(); si++) {
             SubSlice &s = ss[si];
             for (Eu &eu : s.eus) {
@@ -293,12 +295,13 @@ struct Gt::Impl {
 
     // Copy the argument area into r7... through the MMU; false (and the
     // faulting address) on a fault, which the thread raises when it first issues.
-    bool load_args(HwThread &t, const WalkerJob &w, uint64_t &fault_va)
+    bool load_args(HwThread &t, const WalkerJob &w, uint64_t &fault_va, FaultReason &why)
     {
         for (uint32_t off = 0; off < w.arg_bytes; off += 4) {
             Translation tr = gt.mmu_.translate(w.pt_root, w.args_va + off, false);
             if (tr.fault != FaultReason::None) {
                 fault_va = w.args_va + off;
+                why = tr.fault;
                 return false;
             }
             t.st.grf[7 + off / 32][(off / 4) % 8] = gt.mem_.read32(tr.pa);
@@ -350,7 +353,7 @@ struct Gt::Impl {
                     std::fill(std::begin(t.reg_ready), std::end(t.reg_ready), 0);
                     t.sends_done = 0;
                     dispatcher_free = std::max(dispatcher_free, gt.now_) + gt.cfg_.dispatch_cycles;
-                    t.arg_fault = !load_args(t, j.w, t.arg_fault_va);
+                    t.arg_fault = !load_args(t, j.w, t.arg_fault_va, t.arg_fault_why);
                     schedule(t, dispatcher_free);
                     eu.resident++;
                     eu.next = std::min(eu.next, t.ready);
@@ -655,6 +658,7 @@ std::string Gt::submit(const WalkerJob &w)
         return "argument area must be a multiple of 4 up to 1024 bytes";
     if (groups >> 32)
         return "too many thread groups";
+    impl_->account_gt(now_);  // the cycles before the walker arrived
     Job j;
     j.w = w;
     j.groups_total = groups;
@@ -718,7 +722,7 @@ uint64_t Gt::run(uint64_t max_cycles)
                     const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
                     uint64_t after = now_ + 1;
                     if (t.arg_fault) {
-                        m.fault(t, gidx, slot, t.arg_fault_va, FaultReason::NotPresent, false);
+                        m.fault(t, gidx, slot, t.arg_fault_va, t.arg_fault_why, false);
                     } else if (!d) {
                         const uint64_t va = t.group->job->w.kernel_va + t.st.ip;
                         m.fault(t, gidx, slot, va, m.fetch_fault(t), false);

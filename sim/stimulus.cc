@@ -4,6 +4,7 @@
 // the doorbell -- all through the hardware interface (MMIO + physical memory).
 #include "stimulus.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -143,10 +144,13 @@ uint64_t number(const json &j, const char *what)
         const std::string t = j.get<std::string>();
         const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
         const char *digits = t.c_str() + (hex ? 2 : 0);
+        bool clean = *digits != 0;
+        for (const char *d = digits; *d; d++)
+            clean &= hex ? std::isxdigit(static_cast<unsigned char>(*d)) != 0 : (*d >= '0' && *d <= '9');
         char *end = nullptr;
         errno = 0;
-        const unsigned long long v = std::strtoull(digits, &end, hex ? 16 : 10);
-        if (!*digits || *end || errno == ERANGE || t[0] == '-')
+        const unsigned long long v = clean ? std::strtoull(digits, &end, hex ? 16 : 10) : 0;
+        if (!clean || *end || errno == ERANGE)
             throw std::runtime_error(std::string(what) + ": '" + t + "' is not a 64-bit unsigned number");
         return v;
     }
