@@ -256,8 +256,16 @@ static int transact(int fd, uint32_t type, const void *payload, uint32_t len, ui
 		    int *rfd)
 {
 	uint32_t hdr[3] = {W_MAGIC, type, len};
-	if (send_all(fd, hdr, sizeof(hdr)) || send_all(fd, payload, len))
+	/* One message per request: the daemon wakes once for it. */
+	uint8_t small[512];
+	if (len <= sizeof(small) - sizeof(hdr)) {
+		memcpy(small, hdr, sizeof(hdr));
+		memcpy(small + sizeof(hdr), payload, len);
+		if (send_all(fd, small, sizeof(hdr) + len))
+			return -1;
+	} else if (send_all(fd, hdr, sizeof(hdr)) || send_all(fd, payload, len)) {
 		return -1;
+	}
 	struct iovec iov = {hdr, sizeof(hdr)};
 	char ctrl[CMSG_SPACE(sizeof(int))];
 	struct msghdr mh = {0};
