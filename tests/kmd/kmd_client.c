@@ -3,6 +3,7 @@
  *   kmd_client spin MODULE.elf          submit a kernel that never ends, then wait forever
  *   kmd_client probe                    stat, /dev/dri listing, sysfs, version, queries
  *   kmd_client fuzz SEED COUNT          random ioctls with random and bad pointers through the shim
+ *   kmd_client isolation                reach for objects of other clients: every attempt must fail
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -136,6 +137,29 @@ static int fuzz(unsigned seed, long count)
 	return 0;
 }
 
+/* A new client owns nothing: handles and mmap offsets of other clients
+ * (which start at the same numbers) must not reach their objects. */
+static int isolation(void)
+{
+	struct drm_zesim_gem_mmap_offset mo = {.handle = 1};
+	int e1 = ioctl(fd, DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, &mo) == 0 ? 0 : errno;
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 1ll << 32);
+	int e2 = p == MAP_FAILED ? errno : 0;
+	struct drm_zesim_vm_create vc = {0};
+	if (ioctl(fd, DRM_IOCTL_ZESIM_VM_CREATE, &vc))
+		die("VM_CREATE");
+	struct drm_zesim_vm_bind b = {.vm_id = vc.vm_id, .num_binds = 1};
+	b.bind.obj = 1;
+	b.bind.range = 4096;
+	b.bind.addr = 0x100000;
+	int e3 = ioctl(fd, DRM_IOCTL_ZESIM_VM_BIND, &b) == 0 ? 0 : errno;
+	struct drm_zesim_gem_close c = {.handle = 1};
+	int e4 = ioctl(fd, DRM_IOCTL_ZESIM_GEM_CLOSE, &c) == 0 ? 0 : errno;
+	printf("isolation: mmap-offset %s, mmap %s, bind %s, close %s\n", strerror(e1), strerror(e2), strerror(e3),
+	       strerror(e4));
+	return e1 == ENOENT && e2 == EINVAL && e3 == ENOENT && e4 == ENOENT ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -149,6 +173,8 @@ int main(int argc, char **argv)
 		probe();
 		return 0;
 	}
+	if (strcmp(argv[1], "isolation") == 0)
+		return isolation();
 	if (strcmp(argv[1], "fuzz") == 0 && argc > 3)
 		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
 	if (argc < 3)

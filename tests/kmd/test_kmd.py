@@ -109,6 +109,15 @@ class KmdTest(unittest.TestCase):
         self.assertGreaterEqual(after["jobs_cancelled"], 1)
         self.assertGreaterEqual(after["engine_resets"], 1)
 
+    def test_clients_are_isolated(self):
+        spin = self.client("spin", self.spin, "1")  # a client holding objects with handles 1.. and offsets 2^32..
+        self.assertIn("submitted", spin.stdout.readline())
+        p = self.client("isolation")
+        out, err = p.communicate(timeout=60)
+        spin.kill()
+        spin.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, out + err)
+
     def test_random_ioctls_through_the_shim(self):
         p = self.client("fuzz", "7", "3000")
         out, err = p.communicate(timeout=300)
