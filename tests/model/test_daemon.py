@@ -18,31 +18,8 @@ import zetools  # noqa: E402
 
 AS = os.environ.get("ZESIM_AS")
 GPU = os.environ.get("ZESIM_GPU")
-MAGIC = 0x4D49535A
-HELLO, SHUTDOWN, WAIT_IDLE, MMIO_READ, MMIO_WRITE, GET_PHYS, LEDGER, STIMULUS, ERROR = 1, 2, 3, 16, 17, 18, 19, 20, 0xFFFF
-
-
-def request(sock, type_, payload=b""):
-    sock.sendall(struct.pack("<III", MAGIC, type_, len(payload)) + payload)
-    return reply(sock)
-
-
-def reply(sock, fds=False):
-    if fds:
-        head, got, _, _ = socket.recv_fds(sock, 12, 1)
-    else:
-        head, got = sock.recv(12, socket.MSG_WAITALL), []
-    if len(head) < 12:
-        return None, b"", got
-    magic, type_, n = struct.unpack("<III", head)
-    assert magic == MAGIC
-    body = b""
-    while len(body) < n:
-        chunk = sock.recv(n - len(body))
-        if not chunk:
-            break
-        body += chunk
-    return type_, body, got
+from zedaemon import (ERROR, GET_PHYS, HELLO, LEDGER, MAGIC, MMIO_READ, SHUTDOWN, STIMULUS,  # noqa: E402
+                      WAIT_IDLE, reply, request)
 
 
 @unittest.skipUnless(AS and GPU, "ZESIM_AS and ZESIM_GPU must name the built tools")
