@@ -415,9 +415,14 @@ uint64_t Device::cs_step()
             cs_ = Cs::WaitIdle;
             return spent;  // time advances by the command's cost before it takes effect
         case ZS_CMD_LOAD_REGISTER_IMM: {
+            // Batches come from user space: they may only load the scratch
+            // registers; the ring (the KMD's) may load any RW register but RING_CTL.
             const RegInfo *r = reg_info(p[1]);
-            if (!r || r->access != RW || p[1] == ZS_REG_RING_CTL) {
-                engine_error(ZS_ERR_BAD_REGISTER, cmd_addr_, "LOAD_REGISTER_IMM to a register that is not RW");
+            const bool user_ok = p[1] == ZS_REG_SCRATCH0 || p[1] == ZS_REG_SCRATCH1;
+            if (!r || r->access != RW || p[1] == ZS_REG_RING_CTL || (in_batch_ && !user_ok)) {
+                engine_error(ZS_ERR_BAD_REGISTER, cmd_addr_,
+                             in_batch_ ? "LOAD_REGISTER_IMM in a batch to a privileged register"
+                                       : "LOAD_REGISTER_IMM to a register that is not RW");
                 return spent;
             }
             mmio_write(p[1], p[2]);

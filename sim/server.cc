@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -32,7 +34,7 @@ volatile sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
 struct Client {
-    int fd;
+    int fd = -1;
     std::vector<uint8_t> in;
     bool waiting_idle = false;
     zk_file_t *file = nullptr;          // after kOpen
@@ -102,13 +104,26 @@ int listen_on(const std::string &path)
     if (path.size() >= sizeof(sockaddr_un::sun_path))
         throw std::runtime_error("socket path too long (max " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
                                  " bytes): " + path);
-    const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
     struct stat st;
     if (stat(dir.c_str(), &st) != 0) {
         if (mkdir(dir.c_str(), 0700) != 0)
             throw std::runtime_error("cannot create socket directory " + dir + ": " + std::strerror(errno));
     } else if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
         throw std::runtime_error("socket directory " + dir + " must be a directory owned by you with mode 0700");
+    }
+    {
+        // Never take over the socket of a daemon that is still serving.
+        const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un pa = {};
+        pa.sun_family = AF_UNIX;
+        std::memcpy(pa.sun_path, path.c_str(), path.size());
+        const bool live = probe >= 0 && connect(probe, reinterpret_cast<sockaddr *>(&pa), sizeof(pa)) == 0;
+        if (probe >= 0)
+            close(probe);
+        if (live)
+            throw std::runtime_error("a daemon already serves " + path);
     }
     unlink(path.c_str());
     const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -206,11 +221,14 @@ public:
             return send_text(c.fd, kError, "malformed ioctl request");
         std::vector<uint8_t> a(arg, arg + arg_size);
         const int ret = zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
+        for (uint32_t i = 0; i < nout; i++)
+            outs[i].resize(out[i].len);  // the bytes the KMD wrote
         zk_service(kmd_);
         if (ret == ZK_PENDING) {
             const auto *w = reinterpret_cast<const drm_zesim_wait_user_fence *>(a.data());
             c.pending_wait = a;
-            c.forever = w->timeout < 0;
+            // Timeouts beyond a year are forever (and cannot overflow the clock).
+            c.forever = w->timeout < 0 || w->timeout > 365ll * 24 * 3600 * 1000000000ll;
             c.deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(c.forever ? 0 : w->timeout);
             return true;
         }
@@ -237,7 +255,7 @@ public:
     bool handle(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
     {
         auto error = [&](const std::string &why) { return send_text(c.fd, kError, why); };
-        const bool test_only = type >= kMmioRead && type <= kKmdStats;
+        const bool test_only = (type >= kMmioRead && type <= kKmdStats) || type == kShutdown;
         const bool kmd_call = type == kIoctl || type == kMmap;
         if (kmd_call && !c.file)
             return error("open the device (kOpen) before ioctl or mmap");
@@ -363,7 +381,8 @@ public:
     {
         std::vector<std::unique_ptr<Client>> clients;
         while (!stop_ && !g_stop) {
-            std::vector<pollfd> fds = {{lfd, POLLIN, 0}};
+            const bool pause = std::chrono::steady_clock::now() < listen_pause_;
+            std::vector<pollfd> fds = {{pause ? -1 : lfd, POLLIN, 0}};
             for (auto &c : clients)
                 fds.push_back({c->fd, POLLIN, 0});
             // Busy: serve what is ready, then advance time; idle: block.
@@ -372,13 +391,29 @@ public:
                 waiting |= !c->pending_wait.empty();
             // Busy: serve what is ready, then advance time; a fence wait on an
             // idle device is re-checked at a short interval; else block.
-            const int timeout = dev_.busy() || !zk_idle(kmd_) ? 0 : waiting ? 1 : 500;
+            // A job held by a semaphore only the host can release is not busy:
+            // poll at a short interval rather than spin.
+            const bool busy = dev_.busy();
+            const int timeout = busy ? 0 : (!zk_idle(kmd_) || waiting || pause) ? 1 : 500;
             if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR)
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
             if (fds[0].revents & POLLIN) {
                 const int cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
-                if (cfd >= 0)
-                    clients.push_back(std::make_unique<Client>(Client{cfd, {}, false}));
+                if (cfd >= 0) {
+                    // A client that stops reading its replies is dropped after a
+                    // while instead of stalling everyone else.
+                    timeval tv = {2, 0};
+                    setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+                    auto cl = std::make_unique<Client>();
+                    cl->fd = cfd;
+                    clients.push_back(std::move(cl));
+                } else if (errno == EMFILE || errno == ENFILE) {
+                    if (!warned_fds_) {
+                        std::fprintf(stderr, "zesim-gpu: out of file descriptors: new clients wait\n");
+                        warned_fds_ = true;
+                    }
+                    listen_pause_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                }
             }
             for (size_t i = 1; i < fds.size(); i++) {
                 Client &c = *clients[i - 1];
@@ -404,16 +439,14 @@ public:
             for (auto &c : clients)
                 if (c->fd >= 0 && !check_wait(*c))
                     drop(*c);
-            if (!dev_.busy())
+            if (!dev_.busy() && zk_idle(kmd_))
                 for (auto &c : clients)
-                    if (c->waiting_idle) {
+                    if (c->fd >= 0 && c->waiting_idle) {
                         c->waiting_idle = false;
                         std::vector<uint8_t> b;
                         put64(b, dev_.gt().now());
-                        if (!send_msg(c->fd, kWaitIdle, b)) {
-                            close(c->fd);
-                            c->fd = -1;
-                        }
+                        if (!send_msg(c->fd, kWaitIdle, b))
+                            drop(*c);
                     }
         }
         for (auto &c : clients)
@@ -437,12 +470,20 @@ private:
     const ServerOptions &opt_;
     zk_kmd_t *kmd_ = nullptr;
     bool stop_ = false;
+    bool warned_fds_ = false;
+    std::chrono::steady_clock::time_point listen_pause_{};
 };
 
 }  // namespace
 
 void serve(Device &dev, GtTop &top, const ServerOptions &opt)
 {
+    // Every GEM object holds a memfd here: allow as many as the system lets us.
+    rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     const int lfd = listen_on(opt.socket_path);
     struct sigaction sa = {};
     sa.sa_handler = on_signal;

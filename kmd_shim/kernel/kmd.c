@@ -172,6 +172,15 @@ static uint64_t rd64(zk_kmd_t *k, uint64_t pa)
 
 static void wr64(zk_kmd_t *k, uint64_t pa, uint64_t v) { memcpy(k->phys + pa, &v, 8); }
 
+static int all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
 /* ---- handles ---------------------------------------------------------------- */
 
 static int handle_add(handles_t *h, void *obj, uint32_t *out)
@@ -324,6 +333,19 @@ static int pt_map(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range, uint6
 	return 0;
 }
 
+static void pt_free_table(zk_kmd_t *k, zk_vm_t *vm, uint64_t pa)
+{
+	for (size_t i = 0; i < vm->ntables; i++)
+		if (vm->tables[i] == pa) {
+			vm->tables[i] = vm->tables[--vm->ntables];
+			phys_free(k, pa, PAGE);
+			k->st.pt_bytes -= PAGE;
+			return;
+		}
+}
+
+/* Clear the leaf entries; a last-level table left empty is freed, so the
+ * 2 MiB region can later take pages of the other size. */
 static void pt_unmap(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range)
 {
 	for (uint64_t a = addr; a < addr + range;) {
@@ -336,8 +358,13 @@ static void pt_unmap(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range)
 		}
 		const int big = !!(e & PDE_64K);
 		const uint64_t idx = big ? (a >> 16) & 31 : (a >> 12) & 511;
-		wr64(k, (e & PTE_ADDR) + idx * 8, 0);
+		const uint64_t table = e & PTE_ADDR;
+		wr64(k, table + idx * 8, 0);
 		a += big ? PAGE64K : PAGE;
+		if (all_zero(k->phys + table, (big ? 32 : 512) * 8)) {
+			wr64(k, slot, 0);
+			pt_free_table(k, vm, table);
+		}
 	}
 }
 
@@ -358,15 +385,6 @@ static uint8_t *vm_ptr(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, int write)
 }
 
 /* ---- ioctl helpers -------------------------------------------------------- */
-
-static int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
 
 #define CHECK_RESERVED(a) (all_zero((a)->reserved, sizeof((a)->reserved)))
 
@@ -438,7 +456,7 @@ static int ioctl_query(zk_file_t *f, struct drm_zesim_device_query *q, const zk_
 		c->num_params = ZESIM_CONFIG_NUM_PARAMS;
 		c->info[ZESIM_CONFIG_REV_AND_DEVICE_ID] = ZESIM_PCI_DEVICE;
 		c->info[ZESIM_CONFIG_MIN_ALIGNMENT] = PAGE;
-		c->info[ZESIM_CONFIG_VA_BITS] = 48;
+		c->info[ZESIM_CONFIG_VA_BITS] = 47;
 		c->info[ZESIM_CONFIG_THREADS_PER_EU] = k->threads;
 		c->info[ZESIM_CONFIG_GRF_PER_THREAD] = 128;
 		c->info[ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE] = (uint64_t)k->slm_kb * 1024;
@@ -500,7 +518,8 @@ static int ioctl_gem_create(zk_file_t *f, struct drm_zesim_gem_create *g)
 	zk_bo_t *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
-	int rc = phys_alloc(k, g->size, PAGE64K, &bo->pa);
+	/* 64 KiB alignment only where 64 KiB pages could map the object. */
+	int rc = phys_alloc(k, g->size, g->size % PAGE64K ? PAGE : PAGE64K, &bo->pa);
 	if (rc) {
 		free(bo);
 		return rc;
@@ -518,12 +537,20 @@ static int ioctl_gem_create(zk_file_t *f, struct drm_zesim_gem_create *g)
 	}
 	bo->mmap_offset = f->next_mmap;
 	f->next_mmap += (bo->size + PAGE64K - 1) & ~(PAGE64K - 1);
-	if ((rc = handle_add(&f->bos, bo, &g->handle))) {
-		bo_unref(k, bo);
-		return rc;
-	}
 	k->st.bos++;
 	k->st.bo_bytes += bo->size;
+	if ((rc = handle_add(&f->bos, bo, &g->handle)))
+		bo_unref(k, bo);
+	return rc;
+}
+
+static int check_syncs(const struct drm_zesim_sync *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].extensions || !all_zero(s[i].reserved, sizeof(s[i].reserved)) ||
+		    s[i].type != ZESIM_SYNC_TYPE_USER_FENCE || s[i].flags != ZESIM_SYNC_FLAG_SIGNAL || (s[i].addr & 7) ||
+		    !s[i].addr || s[i].addr >= VA_LIMIT)
+			return -EINVAL;
 	return 0;
 }
 
@@ -572,6 +599,19 @@ static int ioctl_vm_bind(zk_file_t *f, struct drm_zesim_vm_bind *b, const zk_blo
 					return -EEXIST;
 			if (pt_compatible(k, vm, op->addr, op->range, big))
 				return -EINVAL;
+			/* ... and against the earlier MAPs of this same call */
+			for (uint32_t j = 0; j < i; j++) {
+				const struct drm_zesim_vm_bind_op *o = &ops[j];
+				if (o->op != ZESIM_VM_BIND_OP_MAP)
+					continue;
+				if (op->addr < o->addr + o->range && o->addr < op->addr + op->range)
+					return -EEXIST;
+				const uint64_t r2m = 1ull << 21;
+				const int obig = !!(o->flags & ZESIM_VM_BIND_FLAG_64K);
+				if (obig != big && (op->addr & ~(r2m - 1)) <= ((o->addr + o->range - 1) & ~(r2m - 1)) &&
+				    (o->addr & ~(r2m - 1)) <= ((op->addr + op->range - 1) & ~(r2m - 1)))
+					return -EINVAL; /* 4 KiB and 64 KiB pages in one 2 MiB region */
+			}
 		} else if (op->op == ZESIM_VM_BIND_OP_UNMAP) {
 			if (op->obj || op->obj_offset || (op->flags & ZESIM_VM_BIND_FLAG_READONLY))
 				return -EINVAL;
@@ -583,12 +623,9 @@ static int ioctl_vm_bind(zk_file_t *f, struct drm_zesim_vm_bind *b, const zk_blo
 			return -EINVAL;
 		}
 	}
-	for (uint32_t i = 0; i < b->num_syncs; i++) {
-		const struct drm_zesim_sync *s = &syncs[i];
-		if (s->extensions || !all_zero(s->reserved, sizeof(s->reserved)) ||
-		    s->type != ZESIM_SYNC_TYPE_USER_FENCE || s->flags != ZESIM_SYNC_FLAG_SIGNAL || (s->addr & 7))
-			return -EINVAL;
-	}
+	int rc = check_syncs(syncs, b->num_syncs);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < b->num_binds; i++) {
 		const struct drm_zesim_vm_bind_op *op = &ops[i];
 		if (op->op == ZESIM_VM_BIND_OP_MAP) {
@@ -596,7 +633,7 @@ static int ioctl_vm_bind(zk_file_t *f, struct drm_zesim_vm_bind *b, const zk_blo
 			zk_mapping_t *m = calloc(1, sizeof(*m));
 			if (!m)
 				return -ENOMEM;
-			int rc = pt_map(k, vm, op->addr, op->range, bo->pa + op->obj_offset,
+			rc = pt_map(k, vm, op->addr, op->range, bo->pa + op->obj_offset,
 					!(op->flags & ZESIM_VM_BIND_FLAG_READONLY), !!(op->flags & ZESIM_VM_BIND_FLAG_64K));
 			if (rc) {
 				pt_unmap(k, vm, op->addr, op->range);
@@ -627,16 +664,6 @@ static int ioctl_vm_bind(zk_file_t *f, struct drm_zesim_vm_bind *b, const zk_blo
 		if (p)
 			__atomic_store_n((uint64_t *)p, syncs[i].timeline_value, __ATOMIC_RELEASE);
 	}
-	return 0;
-}
-
-static int check_syncs(const struct drm_zesim_sync *s, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (s[i].extensions || !all_zero(s[i].reserved, sizeof(s[i].reserved)) ||
-		    s[i].type != ZESIM_SYNC_TYPE_USER_FENCE || s[i].flags != ZESIM_SYNC_FLAG_SIGNAL || (s[i].addr & 7) ||
-		    !s[i].addr || s[i].addr >= VA_LIMIT)
-			return -EINVAL;
 	return 0;
 }
 
@@ -708,7 +735,7 @@ static int fence_check(zk_kmd_t *k, zk_queue_t *q, const struct drm_zesim_wait_u
 static int ioctl_wait(zk_file_t *f, struct drm_zesim_wait_user_fence *w)
 {
 	if (w->extensions || w->flags || w->pad || w->pad2 || !CHECK_RESERVED(w) || w->op > ZESIM_UFENCE_OP_LTE ||
-	    (w->addr & 7) || !w->addr)
+	    (w->addr & 7) || !w->addr || w->addr >= VA_LIMIT)
 		return -EINVAL;
 	zk_queue_t *q = handle_get(&f->queues, w->exec_queue_id);
 	if (!q)
@@ -725,11 +752,14 @@ int zk_wait_check(zk_file_t *f, const void *arg)
 	return fence_check(f->kmd, q, w);
 }
 
+/* Like Linux: copy what fits (no padding), report the full length. */
 static int copy_string(zk_out_blob_t *out, const char *s, __kernel_size_t *len)
 {
 	size_t n = strlen(s);
-	if (out && out->len)
-		memcpy(out->data, s, n < out->len ? n : out->len);
+	if (out) {
+		out->len = (uint32_t)(n < out->len ? n : out->len);
+		memcpy(out->data, s, out->len);
+	}
 	*len = n;
 	return 0;
 }
@@ -788,15 +818,15 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 			return -ENOMEM;
 		vm->refs = 1;
 		int rc = pt_alloc(k, vm, &vm->root);
-		if (!rc && (rc = handle_add(&f->vms, vm, &v->vm_id)) != 0)
-			phys_free(k, vm->root, PAGE);
 		if (rc) {
 			free(vm->tables);
 			free(vm);
 			return rc;
 		}
 		k->st.vms++;
-		return 0;
+		if ((rc = handle_add(&f->vms, vm, &v->vm_id)) != 0)
+			vm_unref(k, vm);
+		return rc;
 	}
 	case DRM_IOCTL_ZESIM_VM_DESTROY: {
 		struct drm_zesim_vm_destroy *v = ARG(struct drm_zesim_vm_destroy);
@@ -918,9 +948,24 @@ void zk_service(zk_kmd_t *k)
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		if (status == ZS_ENGINE_ERROR) {
-			k->running->q->banned = 1;
+			zk_queue_t *q = k->running->q;
+			q->banned = 1;
 			reset_engine(k);
 			k->st.jobs_cancelled++;
+			/* A banned queue runs nothing more: its waiters get -EIO. */
+			for (zk_job_t **pj = &k->head; *pj;) {
+				zk_job_t *j = *pj;
+				if (j->q == q) {
+					*pj = j->next;
+					job_free(k, j);
+					k->st.jobs_cancelled++;
+				} else {
+					pj = &j->next;
+				}
+			}
+			k->tail = k->head;
+			while (k->tail && k->tail->next)
+				k->tail = k->tail->next;
 		} else if (status != ZS_ENGINE_IDLE || zs_hw_busy(k->hw) ||
 			   zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD) != k->ring_tail) {
 			return;
@@ -951,6 +996,10 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	if (!k)
 		return NULL;
 	k->hw = hw;
+	if (zs_hw_mmio_read(hw, ZS_REG_GT_ID) != 0x5a455349u || zs_hw_mmio_read(hw, ZS_REG_GT_VERSION) != 1) {
+		free(k);
+		return NULL; /* not the device (or register map version) this KMD drives */
+	}
 	k->phys = zs_hw_phys(hw, &k->phys_size);
 	uint32_t topo = zs_hw_mmio_read(hw, ZS_REG_GT_TOPOLOGY);
 	k->slices = topo >> 24;

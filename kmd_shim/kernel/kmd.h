@@ -30,7 +30,7 @@ typedef struct zk_out_blob {
 } zk_out_blob_t;
 
 #define ZK_MAX_BLOBS 4
-#define ZK_PENDING 1 /* zk_ioctl: the call waits (WAIT_USER_FENCE); retry with zk_ioctl_retry */
+#define ZK_PENDING 1 /* zk_ioctl: the call waits (WAIT_USER_FENCE); re-check with zk_wait_check */
 
 typedef struct zk_stats {
 	uint32_t files, bos, vms, queues, jobs;
@@ -50,14 +50,16 @@ void zk_close(zk_file_t *file);
 
 /* One ioctl.  `arg` (arg_size bytes) is read and updated in place; `in`
  * and `out` are the user buffers the argument points to, in the order
- * docs/uapi.md gives per ioctl.  Returns 0, -errno, or ZK_PENDING. */
+ * docs/uapi.md gives per ioctl (an out blob's len becomes the bytes
+ * written).  Returns 0, -errno, or ZK_PENDING. */
 int zk_ioctl(zk_file_t *file, unsigned long cmd, void *arg, uint32_t arg_size, const zk_blob_t *in,
 	     unsigned nin, zk_out_blob_t *out, unsigned nout);
 /* Re-check a pending WAIT_USER_FENCE (arg as passed to zk_ioctl); returns
  * 0 when satisfied, ZK_PENDING, or -errno (the queue's job failed). */
 int zk_wait_check(zk_file_t *file, const void *arg);
 
-/* The memfd and size behind an mmap offset of this file (for mmap), or -1. */
+/* The memfd behind an mmap offset of this file: 0, or -EINVAL for an
+ * unknown offset or a length beyond the object. */
 int zk_mmap_lookup(zk_file_t *file, uint64_t offset, uint64_t length, int *memfd);
 
 /* Scheduler: retire finished jobs, submit the next; call after the device

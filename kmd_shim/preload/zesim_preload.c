@@ -60,6 +60,8 @@ static int (*real_dup)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
+static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_read)(int, void *, size_t);
 static ssize_t (*real_pread)(int, void *, size_t, off_t);
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
@@ -75,7 +77,7 @@ static void resolve(void)
 	R(open); R(open64); R(openat); R(openat64); R(close); R(ioctl); R(mmap); R(mmap64);
 	R(fstat); R(fstat64); R(stat); R(stat64); R(lstat); R(lstat64); R(fstatat); R(fstatat64);
 	R(access); R(faccessat); R(opendir); R(dup); R(dup2); R(dup3); R(fcntl); R(read); R(pread);
-	R(pwrite); R(fopen); R(fopen64); R(readlink);
+	R(pwrite); R(fopen); R(fopen64); R(readlink); R(fcntl64); R(write);
 #undef R
 }
 
@@ -127,8 +129,19 @@ static void untrack(int fd)
 
 static const char *const device_paths[] = {ZESIM_RENDER_NODE, "/dev/dri/by-path/pci-0000:00:02.0-render"};
 
+/* The device exists only when a simulator is configured ($ZESIM_SOCKET
+ * names a socket), so tools probing /dev/dri see the truth. */
+static int device_present(void)
+{
+	const char *s = getenv("ZESIM_SOCKET");
+	struct stat st;
+	return s && *s && real_stat && real_stat(s, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 static int is_device(const char *path)
 {
+	if (!path || !device_present())
+		return 0;
 	for (size_t i = 0; path && i < sizeof(device_paths) / sizeof(device_paths[0]); i++)
 		if (strcmp(path, device_paths[i]) == 0)
 			return 1;
@@ -153,6 +166,8 @@ static const struct {
 
 static const char *sysfs_content(const char *path)
 {
+	if (!path || !device_present())
+		return NULL;
 	for (size_t i = 0; path && i < sizeof(sysfs) / sizeof(sysfs[0]); i++)
 		if (strcmp(path, sysfs[i].path) == 0)
 			return sysfs[i].content;
@@ -177,6 +192,18 @@ static int sysfs_open(const char *content)
 static char fake_dri[PATH_MAX];
 static pthread_once_t dri_once = PTHREAD_ONCE_INIT;
 
+static void remove_fake_dri(void)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/by-path/pci-0000:00:02.0-render", fake_dri);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/by-path", fake_dri);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/renderD128", fake_dri);
+	unlink(p);
+	rmdir(fake_dri);
+}
+
 static void make_fake_dri(void)
 {
 	char tmpl[] = "/tmp/zesim-dri-XXXXXX";
@@ -193,6 +220,7 @@ static void make_fake_dri(void)
 	if (symlink("../renderD128", p) != 0 && errno != EEXIST)
 		return;
 	snprintf(fake_dri, sizeof(fake_dri), "%s", tmpl);
+	atexit(remove_fake_dri);
 }
 
 static void device_stat(struct stat *st)
@@ -214,7 +242,7 @@ static void dir_stat(struct stat *st)
 
 static int is_dri_dir(const char *path)
 {
-	return path && (strcmp(path, "/dev/dri") == 0 || strcmp(path, "/dev/dri/") == 0 ||
+	return path && device_present() && (strcmp(path, "/dev/dri") == 0 || strcmp(path, "/dev/dri/") == 0 ||
 			strcmp(path, "/dev/dri/by-path") == 0);
 }
 
@@ -495,6 +523,10 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 			if (!b[i].out)
 				continue;
 			uint32_t len;
+			if (q + 4 > rep + rlen) {
+				rc = -EIO;
+				break;
+			}
 			memcpy(&len, q, 4);
 			q += 4;
 			if (len > b[i].len || q + len > rep + rlen)
@@ -703,16 +735,29 @@ EXPORT int stat64(const char *path, struct stat64 *st)
 	return path_stat(path, (struct stat *)st) ? 0 : real_stat64(path, st);
 }
 
+static const char by_path_link[] = "/dev/dri/by-path/pci-0000:00:02.0-render";
+
+static int link_stat(const char *path, struct stat *st)
+{
+	if (!is_device(path) || strcmp(path, by_path_link) != 0)
+		return path_stat(path, st);
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFLNK | 0777;
+	st->st_nlink = 1;
+	st->st_size = (off_t)strlen("../renderD128");
+	return 1;
+}
+
 EXPORT int lstat(const char *path, struct stat *st)
 {
 	init();
-	return path_stat(path, st) ? 0 : real_lstat(path, st);
+	return link_stat(path, st) ? 0 : real_lstat(path, st);
 }
 
 EXPORT int lstat64(const char *path, struct stat64 *st)
 {
 	init();
-	return path_stat(path, (struct stat *)st) ? 0 : real_lstat64(path, st);
+	return link_stat(path, (struct stat *)st) ? 0 : real_lstat64(path, st);
 }
 
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
@@ -732,6 +777,10 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 	init();
 	if (path[0] == '/' && path_stat(path, (struct stat *)st))
 		return 0;
+	if (!path[0] && (flags & AT_EMPTY_PATH) && conn_of(dirfd)) {
+		device_stat((struct stat *)st);
+		return 0;
+	}
 	return real_fstatat64(dirfd, path, st, flags);
 }
 
@@ -768,7 +817,7 @@ EXPORT DIR *opendir(const char *path)
 EXPORT ssize_t readlink(const char *path, char *buf, size_t n)
 {
 	init();
-	if (strcmp(path, "/dev/dri/by-path/pci-0000:00:02.0-render") == 0) {
+	if (is_device(path) && strcmp(path, by_path_link) == 0) {
 		const char *t = "../renderD128";
 		size_t l = strlen(t) < n ? strlen(t) : n;
 		memcpy(buf, t, l);
@@ -794,7 +843,9 @@ EXPORT int dup(int fd)
 EXPORT int dup2(int fd, int fd2)
 {
 	init();
-	if (conn_of(fd2) && fd2 != fd)
+	if (fd == fd2)
+		return real_dup2(fd, fd2); /* no new descriptor */
+	if (conn_of(fd2))
 		untrack(fd2);
 	return dup_track(fd, real_dup2(fd, fd2));
 }
@@ -818,6 +869,31 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
 		dup_track(fd, r);
 	return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	init();
+	int r = (real_fcntl64 ? real_fcntl64 : real_fcntl)(fd, cmd, arg);
+	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
+		dup_track(fd, r);
+	return r;
+}
+
+/* Writing to a render node is not a DRM operation (and must not reach the
+ * daemon's byte stream). */
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	init();
+	if (conn_of(fd)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return real_write(fd, buf, n);
 }
 
 /* A render node has no read/write data path: DRM events are not modelled. */

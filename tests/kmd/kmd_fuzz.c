@@ -230,6 +230,10 @@ int main(int argc, char **argv)
 	const long iterations = argc > 2 ? atol(argv[2]) : 200000;
 	zs_hw_t *hw = fake_hw_create(64ull << 20);
 	zk_kmd_t *k = zk_create(hw);
+	if (!k) {
+		fprintf(stderr, "kmd_fuzz: the KMD refused the fake device\n");
+		return 1;
+	}
 	zk_stats_t start;
 	zk_get_stats(k, &start);
 	zk_file_t *files[3] = {0};

@@ -45,7 +45,6 @@ enum {
 	ZESIM_DRM_EXEC_QUEUE_DESTROY = 0x07,
 	ZESIM_DRM_EXEC = 0x09,
 	ZESIM_DRM_WAIT_USER_FENCE = 0x0a,
-	ZESIM_DRM_GEM_CLOSE = 0x0b,
 };
 
 /* ---- device query (two calls: size 0 returns the size, then the data) ---- */
@@ -71,7 +70,7 @@ enum {
 	ZESIM_CONFIG_REV_AND_DEVICE_ID = 0, /* revision << 16 | PCI device id */
 	ZESIM_CONFIG_FLAGS = 1,
 	ZESIM_CONFIG_MIN_ALIGNMENT = 2,	/* of GEM sizes and VM addresses */
-	ZESIM_CONFIG_VA_BITS = 3,
+	ZESIM_CONFIG_VA_BITS = 3,	/* usable GPU VA bits: addresses below 2^47 */
 	ZESIM_CONFIG_MAX_EXEC_QUEUE_PRIORITY = 4,
 	/* zesim additions */
 	ZESIM_CONFIG_THREADS_PER_EU = 5,
@@ -302,7 +301,8 @@ struct drm_zesim_version {
 #define DRM_IOCTL_ZESIM_DEVICE_QUERY ZESIM_IOWR(ZESIM_DRM_DEVICE_QUERY, struct drm_zesim_device_query)
 #define DRM_IOCTL_ZESIM_GEM_CREATE ZESIM_IOWR(ZESIM_DRM_GEM_CREATE, struct drm_zesim_gem_create)
 #define DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET ZESIM_IOWR(ZESIM_DRM_GEM_MMAP_OFFSET, struct drm_zesim_gem_mmap_offset)
-#define DRM_IOCTL_ZESIM_GEM_CLOSE ZESIM_IOW(ZESIM_DRM_GEM_CLOSE, struct drm_zesim_gem_close)
+/* GEM_CLOSE is a DRM core ioctl, as on Linux: DRM_IOCTL_GEM_CLOSE. */
+#define DRM_IOCTL_ZESIM_GEM_CLOSE _IOW(ZESIM_DRM_IOCTL_BASE, 0x09, struct drm_zesim_gem_close)
 #define DRM_IOCTL_ZESIM_VM_CREATE ZESIM_IOWR(ZESIM_DRM_VM_CREATE, struct drm_zesim_vm_create)
 #define DRM_IOCTL_ZESIM_VM_DESTROY ZESIM_IOW(ZESIM_DRM_VM_DESTROY, struct drm_zesim_vm_destroy)
 #define DRM_IOCTL_ZESIM_VM_BIND ZESIM_IOW(ZESIM_DRM_VM_BIND, struct drm_zesim_vm_bind)

@@ -1,0 +1,180 @@
+/* Helpers shared by the end-to-end tests: plain Level Zero through the
+ * Debian loader, nothing zesim-specific.  A failed check prints where and
+ * exits 1.  With E2E_QUIET=1 a passing test prints nothing, so CTest can
+ * treat any output (e.g. from the validation layer) as a failure. */
+#ifndef E2E_H
+#define E2E_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <level_zero/ze_api.h>
+
+#define CHECK(call)                                                                                                   \
+	do {                                                                                                          \
+		ze_result_t r_ = (call);                                                                              \
+		if (r_ != ZE_RESULT_SUCCESS) {                                                                        \
+			printf("%s:%d: %s returned 0x%x\n", __FILE__, __LINE__, #call, (unsigned)r_);                 \
+			exit(1);                                                                                      \
+		}                                                                                                     \
+	} while (0)
+
+/* A call that must fail with exactly `want`. */
+#define CHECK_RESULT(want, call)                                                                                      \
+	do {                                                                                                          \
+		ze_result_t r_ = (call);                                                                              \
+		if (r_ != (want)) {                                                                                   \
+			printf("%s:%d: %s returned 0x%x, expected %s (0x%x)\n", __FILE__, __LINE__, #call,            \
+			       (unsigned)r_, #want, (unsigned)(want));                                                \
+			exit(1);                                                                                      \
+		}                                                                                                     \
+	} while (0)
+
+#define EXPECT(cond, ...)                                                                                             \
+	do {                                                                                                          \
+		if (!(cond)) {                                                                                        \
+			printf("%s:%d: %s: ", __FILE__, __LINE__, #cond);                                             \
+			printf(__VA_ARGS__);                                                                          \
+			printf("\n");                                                                                 \
+			exit(1);                                                                                      \
+		}                                                                                                     \
+	} while (0)
+
+static inline void note(const char *fmt, ...)
+{
+	const char *q = getenv("E2E_QUIET");
+	if (q && strcmp(q, "1") == 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+typedef struct e2e {
+	ze_driver_handle_t drv;
+	ze_device_handle_t dev;
+	ze_context_handle_t ctx;
+	ze_command_queue_handle_t queue;
+	ze_command_list_handle_t list;
+} e2e_t;
+
+/* zeInit, first GPU device, a context, a queue and a regular list. */
+static inline void e2e_init(e2e_t *e)
+{
+	memset(e, 0, sizeof(*e));
+	CHECK(zeInit(ZE_INIT_FLAG_GPU_ONLY));
+	uint32_t n = 1;
+	CHECK(zeDriverGet(&n, &e->drv));
+	EXPECT(n == 1, "%u drivers", n);
+	n = 1;
+	CHECK(zeDeviceGet(e->drv, &n, &e->dev));
+	EXPECT(n == 1, "%u devices", n);
+	ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+	CHECK(zeContextCreate(e->drv, &cd, &e->ctx));
+	ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+				      ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &e->queue));
+	ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, &e->list));
+}
+
+static inline void e2e_fini(e2e_t *e)
+{
+	CHECK(zeCommandListDestroy(e->list));
+	CHECK(zeCommandQueueDestroy(e->queue));
+	CHECK(zeContextDestroy(e->ctx));
+}
+
+static inline uint8_t *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	EXPECT(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+	EXPECT(b && fread(b, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+	fclose(f);
+	*size = (size_t)n;
+	return b;
+}
+
+/* Loads a native ZE-ISA module (a zesim-as output file). */
+static inline ze_module_handle_t e2e_module(e2e_t *e, const char *path)
+{
+	size_t size;
+	uint8_t *bin = read_file(path, &size);
+	ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, size, bin, "", NULL};
+	ze_module_handle_t m;
+	ze_module_build_log_handle_t log;
+	ze_result_t r = zeModuleCreate(e->ctx, e->dev, &md, &m, &log);
+	if (r != ZE_RESULT_SUCCESS) {
+		char text[1024] = "";
+		size_t n = sizeof(text);
+		zeModuleBuildLogGetString(log, &n, text);
+		printf("zeModuleCreate(%s) = 0x%x: %s\n", path, (unsigned)r, text);
+		exit(1);
+	}
+	CHECK(zeModuleBuildLogDestroy(log));
+	free(bin);
+	return m;
+}
+
+static inline ze_kernel_handle_t e2e_kernel(ze_module_handle_t m, const char *name)
+{
+	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+	ze_kernel_handle_t k;
+	CHECK(zeKernelCreate(m, &kd, &k));
+	return k;
+}
+
+static inline void *e2e_alloc_shared(e2e_t *e, size_t size)
+{
+	ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+	ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+	void *p;
+	CHECK(zeMemAllocShared(e->ctx, &dd, &hd, size, 64, e->dev, &p));
+	return p;
+}
+
+static inline void *e2e_alloc_device(e2e_t *e, size_t size)
+{
+	ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+	void *p;
+	CHECK(zeMemAllocDevice(e->ctx, &dd, size, 64, e->dev, &p));
+	return p;
+}
+
+static inline void *e2e_alloc_host(e2e_t *e, size_t size)
+{
+	ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+	void *p;
+	CHECK(zeMemAllocHost(e->ctx, &hd, size, 64, &p));
+	return p;
+}
+
+/* Close the list, run it on the queue, wait, and reset it for reuse. */
+static inline void e2e_run(e2e_t *e)
+{
+	CHECK(zeCommandListClose(e->list));
+	CHECK(zeCommandQueueExecuteCommandLists(e->queue, 1, &e->list, NULL));
+	CHECK(zeCommandQueueSynchronize(e->queue, UINT64_MAX));
+	CHECK(zeCommandListReset(e->list));
+}
+
+/* Deterministic pseudo-random numbers (xorshift). */
+static inline uint32_t e2e_rand(uint32_t *s)
+{
+	uint32_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x;
+}
+
+#endif
