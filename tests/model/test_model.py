@@ -193,7 +193,9 @@ fast:
             ([0x04000002], 2, "length 2, expected 4"),
             ([0x00010001], 3, "reserved header bits"),
             ([0x01000003, 0, 0], 5, "BATCH_START inside a batch"),
-            ([0x06000003, 0x0000, 7], 6, "not RW"),
+            ([0x06000003, 0x0000, 7], 6, "privileged register"),
+            # a user batch must not repoint the page tables (isolation)
+            ([0x06000003, 0x1018, 0x1000], 6, "privileged register"),
         ]
         src = ".kernel k\n.simd 8\n        send.eot\n"
         for dwords, reason, text in cases:
@@ -203,6 +205,11 @@ fast:
                 self.assertEqual(res["engine_status"], 3)
                 self.assertIn(text, res["error_text"])
                 self.assertTrue(res["irq_status"] & 2)
+
+    def test_batches_may_load_scratch_registers(self):
+        res = self.run_gpu(".kernel k\n.simd 8\n        send.eot\n",
+                           [{"cmd": "load_register_imm", "register": "0x1040", "value": 5}])
+        self.assertEqual(res["engine_error"], 0)
 
     def test_bad_walker_is_an_engine_error(self):
         res = self.run_gpu(".kernel k\n.simd 8\n        send.eot\n", [self.walker(group_size=(1024, 1, 1))])
