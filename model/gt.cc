@@ -73,7 +73,6 @@ struct Gt::Impl {
     uint32_t next_ss = 0;
     uint64_t dispatcher_free = 0;
     uint64_t resident_total = 0;
-    uint64_t window_end;
     uint64_t gt_accounted = 0;  // GT counters cover the cycles before this
 
     explicit Impl(Gt &g) : gt(g)
@@ -87,7 +86,7 @@ struct Gt::Impl {
             s.free_threads = t.eus * t.threads;
             s.slm.assign(g.cfg_.slm_bytes_per_subslice, 0);
         }
-        window_end = g.ledger_.window();
+        g.events_.attach(&g.ledger_);
     }
 
     uint32_t eu_index(uint32_t s, uint32_t e) const { return s * gt.cfg_.topo.eus + e; }
@@ -100,11 +99,7 @@ struct Gt::Impl {
     {
         if (upto <= e.accounted)
             return;
-        const uint64_t n = upto - e.accounted;
-        if (e.resident)
-            gt.ledger_.cur().eu_stall[idx] += n;
-        else
-            gt.ledger_.cur().eu_idle[idx] += n;
+        gt.events_.eu_span(idx, e.accounted, upto, e.resident != 0);
         e.accounted = upto;
     }
 
@@ -122,23 +117,19 @@ struct Gt::Impl {
     {
         if (to <= gt_accounted)
             return;
-        LedgerWindow &w = gt.ledger_.cur();
-        const uint64_t n = to - gt_accounted;
-        if (resident_total || !jobs.empty())
-            w.gpu_busy += n;
-        w.thread_cycles += resident_total * n;
+        gt.events_.gt_span(gt_accounted, to, resident_total || !jobs.empty(), resident_total);
         gt_accounted = to;
     }
 
-    // Advance time to `t`, closing ledger windows on the way.
+    // Advance time to `t`; at every boundary a listener asks for (a ledger
+    // window, an OA report), deliver all lines up to it first.
     void advance_to(uint64_t t)
     {
-        while (t >= window_end) {
-            account_gt(window_end);
-            account_all(window_end);
-            gt.now_ = window_end;
-            gt.ledger_.close();
-            window_end += gt.ledger_.window();
+        for (uint64_t b; (b = gt.events_.next_sync()) <= t;) {
+            account_gt(b);
+            account_all(b);
+            gt.now_ = b;
+            gt.events_.sync(b);
         }
         account_gt(t);  // skipped cycles had the state that holds now
         gt.now_ = t;
@@ -151,8 +142,7 @@ struct Gt::Impl {
         const uint64_t end = gt.now_ + 1;
         account_gt(end);
         account_all(end);
-        gt.ledger_.flush(end);
-        window_end = end + gt.ledger_.window();
+        gt.events_.flush(end);
         gt.now_ = end;
     }
 
@@ -359,7 +349,7 @@ struct Gt::Impl {
                     eu.next = std::min(eu.next, t.ready);
                     resident_total++;
                     s.free_threads--;
-                    gt.ledger_.cur().threads_dispatched++;
+                    gt.events_.thread_dispatched(gt.now_);
                     break;
                 }
                 e++;
@@ -419,7 +409,7 @@ struct Gt::Impl {
         eu.resident--;
         resident_total--;
         s.free_threads++;
-        gt.ledger_.cur().threads_retired++;
+        gt.events_.thread_retired(gt.now_);
         g.live--;
         if (g.live && g.arrived == g.live)
             release_barrier(g, gt.now_);
@@ -447,7 +437,7 @@ struct Gt::Impl {
 void Gt::Impl::release_barrier(Group &g, uint64_t at)
 {
     SubSlice &s = ss[g.subslice];
-    gt.ledger_.cur().barriers++;
+    gt.events_.barrier_release(at);
     for (Eu &eu : s.eus)
         for (HwThread &t : eu.threads)
             if (t.busy && t.group == &g && t.st.status == ThreadStatus::Barrier) {
@@ -464,8 +454,7 @@ uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, co
     ThreadState &st = t.st;
     const unsigned msg = ze_send_msg(in.dw3);
     const uint64_t now = gt.now_;
-    LedgerWindow &w = gt.ledger_.cur();
-    w.sends[msg]++;
+    gt.events_.send(now, msg);
     const uint32_t geu = eu_index(si, ei);
     switch (msg) {
     case ZE_MSG_BARRIER: {
@@ -605,8 +594,8 @@ uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, co
                     dw[k++] = uint32_t(where[i][e] / 4);
         const MemStats before = gt.timing_.stats();
         const uint64_t done = gt.timing_.slm_access(now, dw, k, store, atomic);
-        w.slm_read += gt.timing_.stats().slm_bytes_read - before.slm_bytes_read;
-        w.slm_write += gt.timing_.stats().slm_bytes_written - before.slm_bytes_written;
+        gt.events_.bytes(now, MemBytes::SlmRead, gt.timing_.stats().slm_bytes_read - before.slm_bytes_read);
+        gt.events_.bytes(now, MemBytes::SlmWrite, gt.timing_.stats().slm_bytes_written - before.slm_bytes_written);
         return done;
     }
     uint64_t lines[ZE_MAX_SIMD * 4];
@@ -621,9 +610,9 @@ uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, co
     const MemStats before = gt.timing_.stats();
     const uint64_t done = gt.timing_.global_access(now, lines, k, store, cnt * 4, atomic);
     const MemStats &after = gt.timing_.stats();
-    w.l3_read += after.l3_bytes_read - before.l3_bytes_read;
-    w.l3_write += after.l3_bytes_written - before.l3_bytes_written;
-    w.dram += after.dram_bytes - before.dram_bytes;
+    gt.events_.bytes(now, MemBytes::L3Read, after.l3_bytes_read - before.l3_bytes_read);
+    gt.events_.bytes(now, MemBytes::L3Write, after.l3_bytes_written - before.l3_bytes_written);
+    gt.events_.bytes(now, MemBytes::Dram, after.dram_bytes - before.dram_bytes);
     return done;
 }
 
@@ -715,7 +704,7 @@ uint64_t Gt::run(uint64_t max_cycles)
                 if (pick) {
                     m.account(eu, gidx, now_);
                     eu.accounted = now_ + 1;
-                    ledger_.cur().eu_active[gidx]++;
+                    events_.eu_issue(now_, gidx);
                     eu.rr = slot;
                     HwThread &t = *pick;
                     t.st.cycle = now_;
@@ -730,8 +719,7 @@ uint64_t Gt::run(uint64_t max_cycles)
                         const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
                         StepResult r = execute(t.st, *d);
                         if (d->valid && t.st.status != ThreadStatus::Exception) {
-                            ledger_.cur().inst[d->lat_class]++;
-                            ledger_.cur().lane_ops += unsigned(__builtin_popcount(enabled));
+                            events_.instruction(now_, ze_lat(d->lat_class), unsigned(__builtin_popcount(enabled)));
                         }
                         uint64_t result = now_ + lat[d->lat_class];
                         if (r == StepResult::Send) {

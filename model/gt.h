@@ -78,6 +78,8 @@ public:
     uint64_t now() const { return now_; }
     Mmu &mmu() { return mmu_; }
     Ledger &ledger() { return ledger_; }
+    // The event lines (docs/oa.md): attach further listeners (the OA block).
+    EventLines &events() { return events_; }
 
     // Queue a walker; it starts when the previous one has completed.  Returns an
     // error message when the job cannot run at all (empty for success).
@@ -112,6 +114,7 @@ private:
     Mmu mmu_;
     MemTiming timing_;
     Ledger ledger_;
+    EventLines events_;
     uint64_t now_ = 0;
     bool capture_ = false;
     std::vector<ThreadRecord> records_;

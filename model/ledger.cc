@@ -87,11 +87,36 @@ void Ledger::configure(size_t eus, uint64_t window)
     cur_.reset(0, 0, window_, eus_);
 }
 
-void Ledger::close()
+void Ledger::gt_span(uint64_t from, uint64_t to, bool busy, uint64_t resident)
 {
-    lines_ += cur_.json();
-    const uint64_t idx = cur_.index + 1, end = cur_.end;
-    cur_.reset(idx, end, end + window_, eus_);
+    if (busy)
+        cur_.gpu_busy += to - from;
+    cur_.thread_cycles += resident * (to - from);
+}
+
+void Ledger::eu_span(uint32_t eu, uint64_t from, uint64_t to, bool holding)
+{
+    (holding ? cur_.eu_stall : cur_.eu_idle)[eu] += to - from;
+}
+
+void Ledger::bytes(uint64_t, MemBytes level, uint64_t n)
+{
+    switch (level) {
+    case MemBytes::L3Read: cur_.l3_read += n; break;
+    case MemBytes::L3Write: cur_.l3_write += n; break;
+    case MemBytes::Dram: cur_.dram += n; break;
+    case MemBytes::SlmRead: cur_.slm_read += n; break;
+    case MemBytes::SlmWrite: cur_.slm_write += n; break;
+    }
+}
+
+void Ledger::sync(uint64_t cycle)
+{
+    while (cur_.end <= cycle) {
+        lines_ += cur_.json();
+        const uint64_t idx = cur_.index + 1, end = cur_.end;
+        cur_.reset(idx, end, end + window_, eus_);
+    }
 }
 
 void Ledger::flush(uint64_t cycle)

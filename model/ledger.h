@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "events.h"
 #include "zesim/ze_isa.h"
 
 namespace zesim {
@@ -30,18 +31,33 @@ struct LedgerWindow {
     std::string json() const;
 };
 
-class Ledger {
+// Listens to the event lines and sums them per window of `window` cycles.
+class Ledger final : public EventSink {
 public:
     void configure(size_t eus, uint64_t window);
     uint64_t window() const { return window_; }
-    LedgerWindow &cur() { return cur_; }
-    // Close the current window at its end and open the next.
-    void close();
     // All closed windows as JSON lines, and those closed since the last call.
     const std::string &lines() const { return lines_; }
     std::string take_new();
-    // Close a partial window at `cycle` (end of a run), if it saw anything.
-    void flush(uint64_t cycle);
+
+    void gt_span(uint64_t from, uint64_t to, bool busy, uint64_t resident) override;
+    void eu_span(uint32_t eu, uint64_t from, uint64_t to, bool holding) override;
+    void eu_issue(uint64_t, uint32_t eu) override { cur_.eu_active[eu]++; }
+    void instruction(uint64_t, enum ze_lat cls, uint32_t lanes) override
+    {
+        cur_.inst[cls]++;
+        cur_.lane_ops += lanes;
+    }
+    void send(uint64_t, unsigned msg) override { cur_.sends[msg & 15]++; }
+    void bytes(uint64_t, MemBytes level, uint64_t n) override;
+    void thread_dispatched(uint64_t) override { cur_.threads_dispatched++; }
+    void thread_retired(uint64_t) override { cur_.threads_retired++; }
+    void barrier_release(uint64_t) override { cur_.barriers++; }
+    // Closes the windows that end at or before `cycle`.
+    void sync(uint64_t cycle) override;
+    uint64_t next_sync() const override { return cur_.end; }
+    // Closes a partial window at `cycle` (end of a run), if it is not empty.
+    void flush(uint64_t cycle) override;
 
 private:
     size_t eus_ = 0;
