@@ -5,8 +5,20 @@
  *    timestamp written by zeCommandListAppendWriteGlobalTimestamp;
  *  - fences: pending, signalled, reset, created signalled, timeouts;
  *  - a list waiting on an event the host signals later, across two queues;
- *  - device-side event reset and signal, host reset. */
+ *  - device-side event reset and signal, host reset;
+ *  - a thread blocked in zeEventHostSynchronize while another thread
+ *    submits the work that signals it. */
+#include <pthread.h>
+#include <time.h>
+
 #include "e2e.h"
+
+static void *host_sync_thread(void *ev)
+{
+	static ze_result_t r;
+	r = zeEventHostSynchronize((ze_event_handle_t)ev, UINT64_MAX);
+	return &r;
+}
 
 static ze_event_handle_t make_event(ze_event_pool_handle_t pool, uint32_t index)
 {
@@ -164,6 +176,22 @@ int main(int argc, char **argv)
 	CHECK(zeEventQueryStatus(ev2));
 	CHECK(zeEventHostReset(ev2));
 	CHECK_RESULT(ZE_RESULT_NOT_READY, zeEventHostSynchronize(ev2, 0));
+
+	/* ---- one thread waits, another submits ---- */
+	pthread_t th;
+	CHECK(zeEventHostReset(ev1));
+	EXPECT(pthread_create(&th, NULL, host_sync_thread, ev1) == 0, "pthread_create");
+	struct timespec pause = {0, 30000000};
+	nanosleep(&pause, NULL); /* let it block in the driver */
+	CHECK(zeCommandListReset(l2));
+	set_busy(busy, out + 32, 100);
+	CHECK(zeCommandListAppendLaunchKernel(l2, busy, &one, ev1, 0, NULL));
+	CHECK(zeCommandListClose(l2));
+	CHECK(zeCommandQueueExecuteCommandLists(q2, 1, &l2, NULL));
+	void *res_thread;
+	pthread_join(th, &res_thread);
+	CHECK(*(ze_result_t *)res_thread);
+	EXPECT(out[32] == 100, "the waited-for kernel ran: %u", out[32]);
 
 	CHECK(zeCommandListDestroy(l2));
 	CHECK(zeCommandQueueDestroy(q2));

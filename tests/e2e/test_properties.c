@@ -2,7 +2,9 @@
  *   test_properties SxSSxEUxT    topology the preset gives (tiny 1x1x2x4, xe-lp 1x6x16x7)
  *   test_properties --uuid       print the device UUID (the test runs itself
  *                                this way to check that it is stable across processes) */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <time.h>
 
 #include "e2e.h"

@@ -1,0 +1,71 @@
+/* OS layer: everything that talks to the KMD through the DRM render node
+ * (kmd_shim/include/uapi/zesim_drm.h).  The rest of the driver never issues
+ * an ioctl itself. */
+#ifndef ZS_OS_H
+#define ZS_OS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "uapi/zesim_drm.h"
+
+/* One open DRM file with the process's GPU address space.  The driver uses a
+ * single VM per device: every allocation is mapped at its host address, so
+ * host and device pointers are the same number in every context. */
+typedef struct zs_os {
+	int fd;
+	uint32_t vm_id;
+	uint32_t wait_queue; /* exec queue used only to name the VM in fence waits */
+	/* Threads queued for the device fd.  A fence wait holds the fd (the
+	 * preload library serialises requests per connection), so it waits in
+	 * short slices and lets these threads go first. */
+	atomic_int queued;
+} zs_os_t;
+
+/* What the KMD reports about the device. */
+typedef struct zs_os_info {
+	uint32_t device_id, revision;
+	uint64_t min_alignment, va_bits;
+	uint32_t threads_per_eu, grf_per_thread, max_simd;
+	uint64_t slm_per_subslice, vram_bytes;
+	uint32_t num_subslices;	  /* bits set in the DSS compute mask */
+	uint32_t eus_per_subslice; /* bits set in the EU-per-DSS mask */
+	uint64_t timestamp_hz, core_hz;
+} zs_os_info_t;
+
+/* A GEM object mapped into the process and bound in the VM at the same
+ * address.  `ptr` is both the host pointer and the GPU virtual address. */
+typedef struct zs_bo {
+	uint32_t handle;
+	uint64_t size;
+	uint8_t *ptr;
+} zs_bo_t;
+
+static inline uint64_t zs_bo_va(const zs_bo_t *bo) { return (uint64_t)(uintptr_t)bo->ptr; }
+
+/* All functions return 0 or a negative errno. */
+int zs_os_open(zs_os_t *os);
+void zs_os_close(zs_os_t *os);
+int zs_os_query_info(zs_os_t *os, zs_os_info_t *info);
+/* GPU timestamp (ticks) and CLOCK_MONOTONIC_RAW (ns), sampled together. */
+int zs_os_engine_cycles(zs_os_t *os, uint64_t *gpu_ticks, uint64_t *cpu_ns);
+
+/* size is rounded up to 4 KiB; align is a power of two (0: page). */
+int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo);
+void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo);
+
+int zs_os_queue_create(zs_os_t *os, uint32_t *id);
+void zs_os_queue_destroy(zs_os_t *os, uint32_t id);
+
+/* Submit a batch; the KMD writes `value` to the 8-byte `fence_va` when the
+ * batch has completed. */
+int zs_os_exec(zs_os_t *os, uint32_t queue, uint64_t batch_va, uint64_t fence_va, uint64_t value);
+
+/* Wait until (*(u64 *)va & mask) compares true (op: ZESIM_UFENCE_OP_*) with
+ * value, at most timeout_ns (UINT64_MAX: forever).  queue names the VM and
+ * the job whose failure ends the wait with -EIO; 0 uses the wait queue.
+ * Returns 0, -ETIME or another -errno. */
+int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_t op, uint64_t value, uint64_t mask,
+	       uint64_t timeout_ns);
+
+#endif
