@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
-#include "zesim/hw_if.h"
+#include "zesim/gpu_cmds.h"
 #include "zesim/ze_module.h"
 
 static double now_us(void)

@@ -81,10 +81,13 @@ static ze_result_t device_create(zs_device_t **out)
 		return ZE_RESULT_ERROR_UNINITIALIZED;
 	}
 	const zs_os_info_t *in = &dev->info;
-	/* The uAPI reports sub-slices (the DSS mask) but not how they group into
-	 * slices, as Xe's does not; all sub-slices are reported in one slice. */
-	dev->slices = 1;
-	dev->subslices_per_slice = in->num_subslices;
+	/* The DSS mask counts sub-slices; the config says how they group. */
+	if (!in->subslices_per_slice || in->num_subslices % in->subslices_per_slice) {
+		device_free(dev);
+		return ZE_RESULT_ERROR_UNINITIALIZED;
+	}
+	dev->slices = in->num_subslices / in->subslices_per_slice;
+	dev->subslices_per_slice = in->subslices_per_slice;
 	dev->eus_per_subslice = in->eus_per_subslice;
 	dev->threads_per_eu = in->threads_per_eu;
 	dev->max_group_threads = in->eus_per_subslice * in->threads_per_eu;

@@ -120,6 +120,7 @@ int zs_os_query_info(zs_os_t *os, zs_os_info_t *info)
 	info->slm_per_subslice = c->info[ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE];
 	info->max_simd = (uint32_t)c->info[ZESIM_CONFIG_MAX_SIMD];
 	info->vram_bytes = c->info[ZESIM_CONFIG_VRAM_BYTES];
+	info->subslices_per_slice = (uint32_t)c->info[ZESIM_CONFIG_SUBSLICES_PER_SLICE];
 	free(d);
 
 	if ((rc = query(os, ZESIM_QUERY_GT_LIST, &d, &size)))

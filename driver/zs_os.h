@@ -29,6 +29,7 @@ typedef struct zs_os_info {
 	uint32_t threads_per_eu, grf_per_thread, max_simd;
 	uint64_t slm_per_subslice, vram_bytes;
 	uint32_t num_subslices;	  /* bits set in the DSS compute mask */
+	uint32_t subslices_per_slice;
 	uint32_t eus_per_subslice; /* bits set in the EU-per-DSS mask */
 	uint64_t timestamp_hz, core_hz;
 } zs_os_info_t;

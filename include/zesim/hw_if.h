@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "zesim/gpu_cmds.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,20 +18,6 @@ enum zs_reg {
 #include "zesim/gpu_regs.def"
 #undef ZE_REG
 };
-
-enum zs_cmd {
-#define ZE_CMD(name, op, dwords, desc) ZS_CMD_##name = op,
-#include "zesim/gpu_cmds.def"
-#undef ZE_CMD
-};
-
-enum zs_cmd_len {
-#define ZE_CMD(name, op, dwords, desc) ZS_CMD_LEN_##name = dwords,
-#include "zesim/gpu_cmds.def"
-#undef ZE_CMD
-};
-
-#define ZS_CMD_HEADER(op, dwords) ((uint32_t)(op) << 24 | (uint32_t)(dwords))
 
 /* IRQ_STATUS bits */
 #define ZS_IRQ_USER 0x1u

@@ -462,6 +462,7 @@ static int ioctl_query(zk_file_t *f, struct drm_zesim_device_query *q, const zk_
 		c->info[ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE] = (uint64_t)k->slm_kb * 1024;
 		c->info[ZESIM_CONFIG_MAX_SIMD] = 16;
 		c->info[ZESIM_CONFIG_VRAM_BYTES] = k->phys_size - PHYS_RESERVED;
+		c->info[ZESIM_CONFIG_SUBSLICES_PER_SLICE] = k->subslices;
 		break;
 	}
 	case ZESIM_QUERY_GT_LIST: {

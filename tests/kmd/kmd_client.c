@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
-#include "zesim/hw_if.h"
+#include "zesim/gpu_cmds.h"
 #include "zesim/ze_module.h"
 
 static int fd;

@@ -78,7 +78,8 @@ enum {
 	ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE = 7,
 	ZESIM_CONFIG_MAX_SIMD = 8,
 	ZESIM_CONFIG_VRAM_BYTES = 9, /* size of the memory GEM objects come from */
-	ZESIM_CONFIG_NUM_PARAMS = 10,
+	ZESIM_CONFIG_SUBSLICES_PER_SLICE = 10, /* how the DSS mask groups into slices */
+	ZESIM_CONFIG_NUM_PARAMS = 11,
 };
 
 struct drm_zesim_query_config {
