@@ -1,7 +1,9 @@
 /* Helpers shared by the end-to-end tests: plain Level Zero through the
  * Debian loader, nothing zesim-specific.  A failed check prints where and
  * exits 1.  With E2E_QUIET=1 a passing test prints nothing, so CTest can
- * treat any output (e.g. from the validation layer) as a failure. */
+ * treat any output (e.g. from the validation layer) as a failure.  With
+ * E2E_DUMP=<dir>, tests that call e2e_dump_launch/e2e_dump_results also dump
+ * their launches for the cross-check against the Python ISS (iss_check.py). */
 #ifndef E2E_H
 #define E2E_H
 
@@ -165,6 +167,152 @@ static inline void e2e_run(e2e_t *e)
 	CHECK(zeCommandQueueExecuteCommandLists(e->queue, 1, &e->list, NULL));
 	CHECK(zeCommandQueueSynchronize(e->queue, UINT64_MAX));
 	CHECK(zeCommandListReset(e->list));
+}
+
+/* A kernel argument exactly as zeKernelSetArgumentValue takes it; value NULL
+ * is a local argument of `size` bytes of SLM. */
+typedef struct e2e_arg {
+	size_t size;
+	const void *value;
+} e2e_arg_t;
+
+static inline void e2e_set_args(ze_kernel_handle_t k, uint32_t nargs, const e2e_arg_t *args)
+{
+	for (uint32_t i = 0; i < nargs; i++) {
+		ze_result_t r = zeKernelSetArgumentValue(k, i, args[i].size, args[i].value);
+		EXPECT(r == ZE_RESULT_SUCCESS, "zeKernelSetArgumentValue(%u) returned 0x%x", i, (unsigned)r);
+	}
+}
+
+/* Launch dumps for the cross-check against the Python ISS
+ * (tests/e2e/iss_check.py).  Only with E2E_DUMP=<dir> set; otherwise both
+ * calls do nothing.  Per launch, one JSON file <dir>/<kernel>-<seq>.json:
+ *
+ *   {"module": path, "kernel": name, "groups": [x, y, z], "group_size": [x, y, z],
+ *    "args": [{"value": hex} or {"local": size}, ...],   in argument order
+ *    "buffers": [{"address": "0x..", "compare": "bytes" | "dword-multiset",
+ *                 "before": hex}, ...],
+ *    "after": [hex, ...]}                                  same order as buffers
+ *
+ * Pointer arguments are GPU addresses, which in this driver are the host
+ * pointers, so the buffers are read through them directly (device memory
+ * included).  e2e_dump_launch, called right before the launch is appended,
+ * first runs whatever the list already holds (fills, copies), so that the
+ * "before" contents are what the kernel will see: in dump mode the test's
+ * list is thus split in two submissions.  e2e_dump_results, called once the
+ * launch has completed, adds the contents after it; the file only gets its
+ * final name then, so a launch without results leaves a .part file behind. */
+enum e2e_compare {
+	E2E_BYTES,	   /* byte for byte */
+	E2E_DWORD_MULTISET, /* the same dwords in any order: results that depend on the order of atomics */
+};
+
+typedef struct e2e_buffer {
+	const void *ptr;
+	size_t size;
+	enum e2e_compare compare;
+} e2e_buffer_t;
+
+static struct {
+	FILE *f;
+	char path[4096];
+	uint32_t nbuffers;
+	e2e_buffer_t *buffers;
+	unsigned seq;
+} e2e_dump_;
+
+static inline const char *e2e_dump_dir(void)
+{
+	const char *d = getenv("E2E_DUMP");
+	return d && *d ? d : NULL;
+}
+
+static inline void e2e_dump_hex_(const void *p, size_t n)
+{
+	fputc('"', e2e_dump_.f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(e2e_dump_.f, "%02x", ((const uint8_t *)p)[i]);
+	fputc('"', e2e_dump_.f);
+}
+
+static inline void e2e_dump_string_(const char *s)
+{
+	fputc('"', e2e_dump_.f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', e2e_dump_.f);
+		fputc(*s, e2e_dump_.f);
+	}
+	fputc('"', e2e_dump_.f);
+}
+
+static inline void e2e_dump_launch(e2e_t *e, const char *module_path, const char *kernel,
+				   const ze_group_count_t *groups, uint32_t lx, uint32_t ly, uint32_t lz, uint32_t nargs,
+				   const e2e_arg_t *args, uint32_t nbuffers, const e2e_buffer_t *buffers)
+{
+	const char *dir = e2e_dump_dir();
+	if (!dir)
+		return;
+	EXPECT(!e2e_dump_.f, "e2e_dump_launch again before e2e_dump_results");
+	e2e_run(e);
+	char module[4096];
+	EXPECT(realpath(module_path, module), "cannot resolve %s", module_path);
+	snprintf(e2e_dump_.path, sizeof(e2e_dump_.path), "%s/%s-%u.json", dir, kernel, ++e2e_dump_.seq);
+	char part[4200];
+	snprintf(part, sizeof(part), "%s.part", e2e_dump_.path);
+	e2e_dump_.f = fopen(part, "w");
+	EXPECT(e2e_dump_.f, "cannot create %s", part);
+	FILE *f = e2e_dump_.f;
+	fprintf(f, "{\"module\": ");
+	e2e_dump_string_(module);
+	fprintf(f, ",\n \"kernel\": ");
+	e2e_dump_string_(kernel);
+	fprintf(f, ",\n \"groups\": [%u, %u, %u], \"group_size\": [%u, %u, %u],\n \"args\": [", groups->groupCountX,
+		groups->groupCountY, groups->groupCountZ, lx, ly, lz);
+	for (uint32_t i = 0; i < nargs; i++) {
+		fprintf(f, "%s\n  {", i ? "," : "");
+		if (args[i].value) {
+			fprintf(f, "\"value\": ");
+			e2e_dump_hex_(args[i].value, args[i].size);
+		} else {
+			fprintf(f, "\"local\": %zu", args[i].size);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n \"buffers\": [");
+	for (uint32_t i = 0; i < nbuffers; i++) {
+		fprintf(f, "%s\n  {\"address\": \"%#llx\", \"compare\": \"%s\", \"before\": ", i ? "," : "",
+			(unsigned long long)(uintptr_t)buffers[i].ptr,
+			buffers[i].compare == E2E_DWORD_MULTISET ? "dword-multiset" : "bytes");
+		e2e_dump_hex_(buffers[i].ptr, buffers[i].size);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n");
+	e2e_dump_.nbuffers = nbuffers;
+	e2e_dump_.buffers = malloc(nbuffers * sizeof(*buffers) + 1);
+	EXPECT(e2e_dump_.buffers, "out of memory");
+	memcpy(e2e_dump_.buffers, buffers, nbuffers * sizeof(*buffers));
+}
+
+static inline void e2e_dump_results(void)
+{
+	if (!e2e_dump_dir())
+		return;
+	EXPECT(e2e_dump_.f, "e2e_dump_results without e2e_dump_launch");
+	FILE *f = e2e_dump_.f;
+	fprintf(f, " \"after\": [");
+	for (uint32_t i = 0; i < e2e_dump_.nbuffers; i++) {
+		fprintf(f, "%s\n  ", i ? "," : "");
+		e2e_dump_hex_(e2e_dump_.buffers[i].ptr, e2e_dump_.buffers[i].size);
+	}
+	fprintf(f, "]}\n");
+	EXPECT(fclose(f) == 0, "cannot write %s.part", e2e_dump_.path);
+	e2e_dump_.f = NULL;
+	free(e2e_dump_.buffers);
+	e2e_dump_.buffers = NULL;
+	char part[4200];
+	snprintf(part, sizeof(part), "%s.part", e2e_dump_.path);
+	EXPECT(rename(part, e2e_dump_.path) == 0, "cannot rename %s", part);
 }
 
 /* Deterministic pseudo-random numbers (xorshift). */

@@ -22,20 +22,26 @@ int main(int argc, char **argv)
 	const uint32_t zero = 0, mask = bins - 1;
 
 	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	CHECK(zeKernelSetArgumentValue(k, 0, 8, &in));
-	CHECK(zeKernelSetArgumentValue(k, 1, 8, &hist));
-	CHECK(zeKernelSetArgumentValue(k, 2, 8, &stats));
-	CHECK(zeKernelSetArgumentValue(k, 3, 8, &ticket));
-	CHECK(zeKernelSetArgumentValue(k, 4, 4, &n));
-	CHECK(zeKernelSetArgumentValue(k, 5, 4, &mask));
+	const e2e_arg_t args[] = {{8, &in}, {8, &hist}, {8, &stats}, {8, &ticket}, {4, &n}, {4, &mask}};
+	e2e_set_args(k, 6, args);
 	CHECK(zeCommandListAppendMemoryFill(e.list, hist, &zero, 4, bins * 4, NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, stats, init, 0, NULL, 0, NULL)); /* size 0: a no-op */
 	memcpy(stats_host, init, sizeof(init));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, stats, stats_host, sizeof(init), NULL, 0, NULL));
 	ze_group_count_t groups = {(n + group - 1) / group, 1, 1};
+	/* Every result is order-independent (commutative atomics on shared
+	 * counters) except the tickets: the old values of an atomic inc, which
+	 * depend on the order the items got there.  Only their multiset (a
+	 * permutation of 0..n-1) is compared against the ISS. */
+	const e2e_buffer_t buffers[] = {{in, n * 4, E2E_BYTES},
+					{hist, bins * 4, E2E_BYTES},
+					{stats, sizeof(init), E2E_BYTES},
+					{ticket, n * 4, E2E_DWORD_MULTISET}};
+	e2e_dump_launch(&e, argv[1], "atomics", &groups, group, 1, 1, 6, args, 4, buffers);
 	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &groups, NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, stats_host, stats, sizeof(init), NULL, 0, NULL));
 	e2e_run(&e);
+	e2e_dump_results();
 
 	uint32_t want_hist[32] = {0};
 	int32_t mn = INT32_MAX, mx = INT32_MIN;

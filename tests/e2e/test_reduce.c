@@ -27,15 +27,20 @@ int main(int argc, char **argv)
 	offs[0] = offs[1] = 0xdeadbeef;
 
 	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	CHECK(zeKernelSetArgumentValue(k, 0, 8, &in));
-	CHECK(zeKernelSetArgumentValue(k, 1, 8, &out));
-	CHECK(zeKernelSetArgumentValue(k, 2, 8, &offs));
-	CHECK(zeKernelSetArgumentValue(k, 3, 10, NULL));	     /* pad: 10 bytes of SLM */
-	CHECK(zeKernelSetArgumentValue(k, 4, group * 4, NULL)); /* scratch: one dword per item */
-	CHECK(zeKernelSetArgumentValue(k, 5, 4, &n));
+	const e2e_arg_t args[] = {{8, &in},
+				  {8, &out},
+				  {8, &offs},
+				  {10, NULL},        /* pad: 10 bytes of SLM */
+				  {group * 4, NULL}, /* scratch: one dword per item */
+				  {4, &n}};
+	e2e_set_args(k, 6, args);
 	ze_group_count_t groups = {ngroups, 1, 1};
+	const e2e_buffer_t buffers[] = {
+		{in, n * 4, E2E_BYTES}, {out, ngroups * 4, E2E_BYTES}, {offs, 2 * 4, E2E_BYTES}};
+	e2e_dump_launch(&e, argv[1], "reduce", &groups, group, 1, 1, 6, args, 3, buffers);
 	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &groups, NULL, 0, NULL));
 	e2e_run(&e);
+	e2e_dump_results();
 
 	uint64_t total = 0, got = 0;
 	for (uint32_t g = 0; g < ngroups; g++) {

@@ -29,18 +29,19 @@ int main(int argc, char **argv)
 	EXPECT(gy == 1 && gz == 1 && n % gx == 0, "suggested %ux%ux%u for %u", gx, gy, gz, n);
 	const uint32_t group = 128 <= gx ? 128 : 64;
 	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	CHECK(zeKernelSetArgumentValue(k, 0, sizeof(dx), &dx));
-	CHECK(zeKernelSetArgumentValue(k, 1, sizeof(dy), &dy));
-	CHECK(zeKernelSetArgumentValue(k, 2, sizeof(a), &a));
-	CHECK(zeKernelSetArgumentValue(k, 3, sizeof(n), &n));
+	const e2e_arg_t args[] = {{sizeof(dx), &dx}, {sizeof(dy), &dy}, {sizeof(a), &a}, {sizeof(n), &n}};
+	e2e_set_args(k, 4, args);
 	const float poison = -0.0f;
 	CHECK(zeCommandListAppendMemoryFill(e.list, out, &poison, sizeof(poison), n * sizeof(float), NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, dx, x, n * sizeof(float), NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, dy, y, n * sizeof(float), NULL, 0, NULL));
 	ze_group_count_t groups = {(n + group - 1) / group, 1, 1};
+	const e2e_buffer_t buffers[] = {{dx, n * sizeof(float), E2E_BYTES}, {dy, n * sizeof(float), E2E_BYTES}};
+	e2e_dump_launch(&e, argv[1], "saxpy", &groups, group, 1, 1, 4, args, 2, buffers);
 	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &groups, NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, out, dy, n * sizeof(float), NULL, 0, NULL));
 	e2e_run(&e);
+	e2e_dump_results();
 
 	for (uint32_t i = 0; i < n; i++) {
 		const float want = fmaf(a, x[i], y[i]);

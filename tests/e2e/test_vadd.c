@@ -25,15 +25,17 @@ int main(int argc, char **argv)
 
 	const uint32_t group = 64;
 	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	CHECK(zeKernelSetArgumentValue(k, 0, sizeof(a), &a));
-	CHECK(zeKernelSetArgumentValue(k, 1, sizeof(b), &b));
-	CHECK(zeKernelSetArgumentValue(k, 2, sizeof(dev_c), &dev_c));
-	CHECK(zeKernelSetArgumentValue(k, 3, sizeof(n), &n));
+	e2e_arg_t args[] = {{sizeof(a), &a}, {sizeof(b), &b}, {sizeof(dev_c), &dev_c}, {sizeof(n), &n}};
+	e2e_set_args(k, 4, args);
 	ze_group_count_t groups = {(n + group - 1) / group, 1, 1};
+	e2e_buffer_t buffers[] = {
+		{a, n * sizeof(float), E2E_BYTES}, {b, n * sizeof(float), E2E_BYTES}, {dev_c, n * sizeof(float), E2E_BYTES}};
+	e2e_dump_launch(&e, argv[1], "vadd", &groups, group, 1, 1, 4, args, 3, buffers);
 	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &groups, NULL, 0, NULL));
 	CHECK(zeCommandListAppendBarrier(e.list, NULL, 0, NULL));
 	CHECK(zeCommandListAppendMemoryCopy(e.list, c, dev_c, n * sizeof(float), NULL, 0, NULL));
 	e2e_run(&e);
+	e2e_dump_results();
 
 	for (uint32_t i = 0; i < n; i++)
 		EXPECT(c[i] == a[i] + b[i], "c[%u] = %g, expected %g", i, (double)c[i], (double)(a[i] + b[i]));
@@ -42,9 +44,13 @@ int main(int argc, char **argv)
 	 * arguments were captured when it was appended. */
 	for (uint32_t i = 0; i < n; i++)
 		a[i] = (float)i;
-	CHECK(zeKernelSetArgumentValue(k, 2, sizeof(c), &c));
+	args[2] = (e2e_arg_t){sizeof(c), &c};
+	CHECK(zeKernelSetArgumentValue(k, 2, args[2].size, args[2].value));
+	buffers[2].ptr = c;
+	e2e_dump_launch(&e, argv[1], "vadd", &groups, group, 1, 1, 4, args, 3, buffers);
 	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &groups, NULL, 0, NULL));
 	e2e_run(&e);
+	e2e_dump_results();
 	for (uint32_t i = 0; i < n; i++)
 		EXPECT(c[i] == (float)i + b[i], "second run: c[%u] = %g", i, (double)c[i]);
 
