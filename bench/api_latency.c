@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
-#include "zesim/gpu_cmds.h"
-#include "zesim/ze_module.h"
+#include "zs/gpu_cmds.h"
+#include "zs/ze_module.h"
 
 static double now_us(void)
 {

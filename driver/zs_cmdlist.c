@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zesim/gpu_cmds.h"
+#include "zs/gpu_cmds.h"
 #include "zs_event.h"
 #include "zs_handle.h"
 #include "zs_memory.h"

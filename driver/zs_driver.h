@@ -10,7 +10,7 @@
 
 #include <level_zero/ze_api.h>
 
-#include "zesim/ze_module.h"
+#include "zs/ze_module.h"
 #include "zs_os.h"
 
 #define ZS_API_VERSION ZE_API_VERSION_1_4

@@ -8,7 +8,7 @@
 
 #include <level_zero/ze_api.h>
 
-#include "zesim/ze_module.h"
+#include "zs/ze_module.h"
 #include "zs_context.h"
 #include "zs_os.h"
 

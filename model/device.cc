@@ -18,7 +18,7 @@ struct RegInfo {
 
 const RegInfo kRegs[] = {
 #define ZE_REG(name, off, access, reset, desc) {off, access, reset, #name},
-#include "zesim/gpu_regs.def"
+#include "zs/gpu_regs.def"
 #undef ZE_REG
 };
 
@@ -38,7 +38,7 @@ struct CmdInfo {
 
 const CmdInfo kCmds[] = {
 #define ZE_CMD(name, op, dwords, desc) {op, dwords, #name},
-#include "zesim/gpu_cmds.def"
+#include "zs/gpu_cmds.def"
 #undef ZE_CMD
 };
 

@@ -1,5 +1,5 @@
 // The device: physical memory, MMIO registers, the command streamer and the
-// GT, behind the C hardware interface (include/zesim/hw_if.h).
+// GT, behind the C hardware interface (include/zs/hw_if.h).
 #ifndef ZESIM_MODEL_DEVICE_H
 #define ZESIM_MODEL_DEVICE_H
 
@@ -9,7 +9,7 @@
 
 #include "gt.h"
 #include "memory.h"
-#include "zesim/hw_if.h"
+#include "zs/hw_if.h"
 
 struct zs_hw {
     virtual ~zs_hw() = default;

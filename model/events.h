@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 namespace zesim {
 

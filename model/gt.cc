@@ -670,7 +670,7 @@ uint64_t Gt::run(uint64_t max_cycles)
     const uint64_t start = now_, stop = now_ + max_cycles;
     const unsigned lat[ZE_LAT_COUNT] = {
 #define ZE_LAT(e, cycles, name) cycles,
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_LAT
     };
     while (now_ < stop) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "events.h"
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 namespace zesim {
 

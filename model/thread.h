@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 namespace zesim {
 

@@ -23,7 +23,7 @@
 #include "stimulus.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
-#include "zesim/hw_if.h"
+#include "zs/hw_if.h"
 
 namespace zesim {
 
@@ -125,16 +125,24 @@ int listen_on(const std::string &path)
         if (live)
             throw std::runtime_error("a daemon already serves " + path);
     }
-    unlink(path.c_str());
+    // Bind under a temporary name and rename once listening: the path never
+    // names a socket that refuses connections (clients wait for it to appear).
+    const std::string tmp = path + ".new";
+    if (tmp.size() >= sizeof(sockaddr_un::sun_path))
+        throw std::runtime_error("socket path too long: " + path);
+    unlink(tmp.c_str());
     const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     sockaddr_un a = {};
     a.sun_family = AF_UNIX;
-    std::memcpy(a.sun_path, path.c_str(), path.size());
-    if (bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 || listen(fd, 64) != 0) {
+    std::memcpy(a.sun_path, tmp.c_str(), tmp.size());
+    if (bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 || listen(fd, 64) != 0 ||
+        rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
         close(fd);
-        throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(errno));
+        unlink(tmp.c_str());
+        throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(err));
     }
     return fd;
 }

@@ -13,8 +13,8 @@
 #include <stdexcept>
 
 #include "memory.h"
-#include "zesim/hw_if.h"
-#include "zesim/ze_module.h"
+#include "zs/hw_if.h"
+#include "zs/ze_module.h"
 
 namespace zesim {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate (or --check) the hardware-interface tables: the `registers` block of
-docs/mmio.md from include/zesim/gpu_regs.def and the `commands` block of
-docs/commands.md from include/zesim/gpu_cmds.def.  A page gets the blocks it contains.
+docs/mmio.md from include/zs/gpu_regs.def and the `commands` block of
+docs/commands.md from include/zs/gpu_cmds.def.  A page gets the blocks it contains.
 
     gen_hw_docs.py DOC [--check]"""
 import pathlib
@@ -9,7 +9,7 @@ import re
 
 from docgen_common import block, fill, main
 
-INCLUDE = pathlib.Path(__file__).resolve().parents[1] / "include" / "zesim"
+INCLUDE = pathlib.Path(__file__).resolve().parents[1] / "include" / "zs"
 # One entry per line; #define / #ifdef lines and comments do not match.
 REG_RE = re.compile(r'^ZE_REG\(\s*(\w+)\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*(RO|RW|W1C|WO)\s*,\s*(\w+)\s*,\s*"([^"]*)"\s*\)\s*$')
 CMD_RE = re.compile(r'^ZE_CMD\(\s*(\w+)\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*(\d+)\s*,\s*"([^"]*)"\s*\)\s*$')

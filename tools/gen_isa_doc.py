@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate (or --check) the tables of docs/isa.md from include/zesim/ze_isa.def.
+"""Regenerate (or --check) the tables of docs/isa.md from include/zs/ze_isa.def.
 
 Each table sits between `<!-- BEGIN GENERATED: name -->` and
 `<!-- END GENERATED: name -->`; the text around them is hand-written."""

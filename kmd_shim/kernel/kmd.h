@@ -1,14 +1,14 @@
 /* The fake KMD: per-client DRM files, GEM objects, VMs and page tables, exec
  * queues, a job scheduler on the engine ring, user fences (docs/uapi.md,
  * docs/kmd.md).  It runs inside the daemon and reaches the device only
- * through the hardware interface (include/zesim/hw_if.h). */
+ * through the hardware interface (include/zs/hw_if.h). */
 #ifndef ZESIM_KMD_H
 #define ZESIM_KMD_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zesim/hw_if.h"
+#include "zs/hw_if.h"
 
 #ifdef __cplusplus
 extern "C" {

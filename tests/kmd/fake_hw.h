@@ -2,7 +2,7 @@
 #ifndef ZESIM_TESTS_FAKE_HW_H
 #define ZESIM_TESTS_FAKE_HW_H
 
-#include "zesim/hw_if.h"
+#include "zs/hw_if.h"
 
 zs_hw_t *fake_hw_create(uint64_t bytes);
 void fake_hw_destroy(zs_hw_t *hw);

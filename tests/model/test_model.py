@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Model checks that the differential test cannot make: timing derived from
-the documented latencies (include/zesim/ze_isa.def, docs/memory.md),
+the documented latencies (include/zs/ze_isa.def, docs/memory.md),
 determinism, topology-dependent dispatch, and malformed stimuli and command
 buffers.  Needs ZESIM_AS and ZESIM_GPU (set by CTest)."""
 import json

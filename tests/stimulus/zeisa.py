@@ -3,7 +3,7 @@
 
 This is an independent implementation of docs/isa.md and docs/module-format.md, used as
 the oracle the C assembler/disassembler and the SystemC model are checked against, so it
-never calls C code.  The tables come from include/zesim/ze_isa.def at import time; only
+never calls C code.  The tables come from include/zs/ze_isa.def at import time; only
 the semantic rules written as prose in docs/isa.md live here.
 
 Public API
@@ -35,7 +35,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-DEF_PATH = Path(__file__).resolve().parents[2] / 'include' / 'zesim' / 'ze_isa.def'
+DEF_PATH = Path(__file__).resolve().parents[2] / 'include' / 'zs' / 'ze_isa.def'
 
 MASK32 = 0xFFFFFFFF
 INSTRUCTION_BYTES = 16

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "zas.h"
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 static int failures;
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_CF_DEPTH 256

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "zesim/ze_module.h"
+#include "zs/ze_module.h"
 
 typedef struct zas_options {
 	int debug_line;     /* emit .debug_line (-g) */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 struct labels {
 	const zm_kernel_t *k; /* NULL for raw text */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "zesim/ze_module.h"
+#include "zs/ze_module.h"
 
 /* Print a module as assembly that zesim-as turns back into the same bytes. */
 void zdis_module(const zm_module_t *m, FILE *out);

@@ -1,5 +1,5 @@
 /* ZE-ISA encode, decode, validate and format (docs/isa.md §2-§4). */
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,19 +9,19 @@
 
 static const ze_op_info_t op_table[] = {
 #define ZE_OP(e, code, mnem, opnds, lat, flags) {code, mnem, opnds, lat, flags},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_OP
 };
 
 static const ze_msg_info_t msg_table[] = {
 #define ZE_MSG(e, id, name, opnds, lat, flags) {id, name, opnds, lat, flags},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_MSG
 };
 
 static const ze_arf_info_t arf_table[] = {
 #define ZE_ARF(e, num, name, dwords, writable) {num, name, dwords, writable},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_ARF
 };
 
@@ -33,25 +33,25 @@ struct named_code {
 
 static const struct named_code type_table[] = {
 #define ZE_TYPE(e, code, suffix, bytes) {code, suffix, bytes},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_TYPE
 };
 
 static const struct named_code cmod_table[] = {
 #define ZE_CMOD(e, code, name) {code, name, 0},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_CMOD
 };
 
 static const struct named_code atomic_table[] = {
 #define ZE_ATOMIC(e, code, name, elems) {code, name, elems},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_ATOMIC
 };
 
 static const struct named_code lat_table[] = {
 #define ZE_LAT(e, cycles, name) {cycles, name, 0},
-#include "zesim/ze_isa.def"
+#include "zs/ze_isa.def"
 #undef ZE_LAT
 };
 

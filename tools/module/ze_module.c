@@ -1,6 +1,6 @@
 /* ZE-ISA module writer and reader (docs/module-format.md), on libelf. */
 #define _GNU_SOURCE
-#include "zesim/ze_module.h"
+#include "zs/ze_module.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "zesim/ze_isa.h"
+#include "zs/ze_isa.h"
 
 #define NOTE_HDR 12u
 #define DESC_HDR 32u

@@ -1,4 +1,4 @@
-/* Command-streamer commands (include/zesim/gpu_cmds.def, docs/commands.md):
+/* Command-streamer commands (include/zs/gpu_cmds.def, docs/commands.md):
  * the batch-buffer format user space writes.  Shared by the model, the fake
  * KMD and the Level Zero driver. */
 #ifndef ZESIM_GPU_CMDS_H
@@ -8,13 +8,13 @@
 
 enum zs_cmd {
 #define ZE_CMD(name, op, dwords, desc) ZS_CMD_##name = op,
-#include "zesim/gpu_cmds.def"
+#include "zs/gpu_cmds.def"
 #undef ZE_CMD
 };
 
 enum zs_cmd_len {
 #define ZE_CMD(name, op, dwords, desc) ZS_CMD_LEN_##name = dwords,
-#include "zesim/gpu_cmds.def"
+#include "zs/gpu_cmds.def"
 #undef ZE_CMD
 };
 

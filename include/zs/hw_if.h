@@ -1,13 +1,13 @@
 /* The hardware interface: the only door into the simulated GPU.  The fake
  * KMD (and the standalone stimulus runner) program the device through MMIO
- * registers (include/zesim/gpu_regs.def), receive interrupts, and share its
+ * registers (include/zs/gpu_regs.def), receive interrupts, and share its
  * physical memory (a memfd).  Nothing else of the model is visible here. */
 #ifndef ZESIM_HW_IF_H
 #define ZESIM_HW_IF_H
 
 #include <stdint.h>
 
-#include "zesim/gpu_cmds.h"
+#include "zs/gpu_cmds.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,7 +15,7 @@ extern "C" {
 
 enum zs_reg {
 #define ZE_REG(name, off, access, reset, desc) ZS_REG_##name = off,
-#include "zesim/gpu_regs.def"
+#include "zs/gpu_regs.def"
 #undef ZE_REG
 };
 
