@@ -140,6 +140,19 @@ void Device::mmio_write(uint32_t off, uint32_t value)
             was_busy_ = false;
         }
         return;
+    case ZS_REG_CS_PREEMPT:
+        // Only a semaphore wait inside a batch is a safe point: the batch
+        // resumes by re-executing that command (a BATCH_START to it).
+        set_reg(ZS_REG_PREEMPT_ADDR_LO, 0);
+        set_reg(ZS_REG_PREEMPT_ADDR_HI, 0);
+        if ((value & 1) && cs_ == Cs::WaitSemaphore && in_batch_) {
+            set_reg(ZS_REG_PREEMPT_ADDR_LO, uint32_t(cmd_addr_));
+            set_reg(ZS_REG_PREEMPT_ADDR_HI, uint32_t(cmd_addr_ >> 32));
+            set_reg(ZS_REG_RING_HEAD, reg(ZS_REG_RING_TAIL));
+            in_batch_ = false;
+            cs_ = Cs::Idle;
+        }
+        return;
     case ZS_REG_RING_CTL:
         if ((value & 1) && !(reg(off) & 1)) {
             set_reg(ZS_REG_RING_HEAD, 0);

@@ -312,11 +312,11 @@ public:
             snprintf(buf, sizeof(buf),
                      "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
-                     "\"engine_resets\":%llu}",
+                     "\"engine_resets\":%llu,\"preemptions\":%llu}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
-                     (unsigned long long)st.engine_resets);
+                     (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions);
             return send_text(c.fd, kKmdStats, buf);
         }
         case kMmioRead: {

@@ -948,6 +948,25 @@ void zk_service(zk_kmd_t *k)
 {
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
+		if (status == ZS_ENGINE_WAITING && k->head) {
+			/* The job waits on a semaphore that later work may release (as
+			 * Xe time-slices): park it at its SEMAPHORE_WAIT and run the next. */
+			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 1);
+			const uint64_t at = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
+			if (at) {
+				zk_job_t *j = k->running;
+				j->batch = at;
+				j->next = NULL;
+				k->tail->next = j;
+				k->tail = j;
+				k->running = NULL;
+				k->st.preemptions++;
+				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
+			}
+		}
+	}
+	if (k->running) {
+		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		if (status == ZS_ENGINE_ERROR) {
 			zk_queue_t *q = k->running->q;
 			q->banned = 1;

@@ -38,6 +38,7 @@ typedef struct zk_stats {
 	uint64_t pt_bytes;	/* bytes of page tables */
 	uint64_t free_bytes;	/* physical memory not allocated */
 	uint64_t jobs_completed, jobs_cancelled, engine_resets;
+	uint64_t preemptions; /* jobs parked at a semaphore wait to let later work run */
 } zk_stats_t;
 
 zk_kmd_t *zk_create(zs_hw_t *hw);

@@ -4,6 +4,8 @@
  *   kmd_client probe                    stat, /dev/dri listing, sysfs, version, queries
  *   kmd_client fuzz SEED COUNT          random ioctls with random and bad pointers through the shim
  *   kmd_client isolation                reach for objects of other clients: every attempt must fail
+ *   kmd_client preempt                  a batch waiting on a semaphore that a later batch (another
+ *                                       queue) releases: both must complete
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -160,6 +162,57 @@ static int isolation(void)
 	return e1 == ENOENT && e2 == EINVAL && e3 == ENOENT && e4 == ENOENT ? 0 : 1;
 }
 
+static uint32_t make_queue(uint32_t vm)
+{
+	struct drm_zesim_engine_class_instance eci = {.engine_class = ZESIM_ENGINE_CLASS_COMPUTE};
+	struct drm_zesim_exec_queue_create qc = {.width = 1, .num_placements = 1, .vm_id = vm,
+						  .instances = (uintptr_t)&eci};
+	xioctl(DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, &qc, "EXEC_QUEUE_CREATE");
+	return qc.exec_queue_id;
+}
+
+static void exec_with_fence(uint32_t q, uint64_t batch, uint64_t fence, uint64_t value)
+{
+	struct drm_zesim_sync sync = {.type = ZESIM_SYNC_TYPE_USER_FENCE, .flags = ZESIM_SYNC_FLAG_SIGNAL,
+				      .addr = fence, .timeline_value = value};
+	struct drm_zesim_exec ex = {.exec_queue_id = q, .num_syncs = 1, .syncs = (uintptr_t)&sync, .address = batch,
+				    .num_batch_buffer = 1};
+	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
+}
+
+static void wait_fence(uint32_t q, uint64_t fence, uint64_t value)
+{
+	struct drm_zesim_wait_user_fence w = {.addr = fence, .op = ZESIM_UFENCE_OP_EQ, .value = value, .mask = ~0ull,
+					      .timeout = 20000000000ll, .exec_queue_id = q};
+	xioctl(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &w, "WAIT_USER_FENCE");
+}
+
+/* Queue 1's batch waits for a flag that queue 2's batch, submitted later,
+ * sets: the KMD must park the first at its SEMAPHORE_WAIT to run the second. */
+static int preempt(void)
+{
+	struct drm_zesim_vm_create vc = {0};
+	xioctl(DRM_IOCTL_ZESIM_VM_CREATE, &vc, "VM_CREATE");
+	const uint32_t q1 = make_queue(vc.vm_id), q2 = make_queue(vc.vm_id);
+	bo_t flags = new_bo(vc.vm_id, 4096, 0x100000), b1 = new_bo(vc.vm_id, 4096, 0x200000),
+	     b2 = new_bo(vc.vm_id, 4096, 0x300000);
+	const uint32_t waiter[] = {ZS_CMD_HEADER(ZS_CMD_SEMAPHORE_WAIT, 5), 0x100000, 0, 1, 0,
+				   ZS_CMD_HEADER(ZS_CMD_STORE_DATA, 4), 0x100008, 0, 7,
+				   ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1)};
+	const uint32_t releaser[] = {ZS_CMD_HEADER(ZS_CMD_STORE_DATA, 4), 0x100000, 0, 1,
+				     ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1)};
+	memcpy(b1.map, waiter, sizeof(waiter));
+	memcpy(b2.map, releaser, sizeof(releaser));
+	exec_with_fence(q1, b1.va, 0x100010, 1);
+	exec_with_fence(q2, b2.va, 0x100018, 2);
+	wait_fence(q2, 0x100018, 2);
+	wait_fence(q1, 0x100010, 1);
+	uint32_t after;
+	memcpy(&after, flags.map + 8, 4);
+	printf("preempt: both batches completed, the waiter wrote %u after its semaphore\n", after);
+	return after == 7 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -175,6 +228,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "isolation") == 0)
 		return isolation();
+	if (strcmp(argv[1], "preempt") == 0)
+		return preempt();
 	if (strcmp(argv[1], "fuzz") == 0 && argc > 3)
 		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
 	if (argc < 3)

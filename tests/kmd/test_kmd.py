@@ -109,6 +109,15 @@ class KmdTest(unittest.TestCase):
         self.assertGreaterEqual(after["jobs_cancelled"], 1)
         self.assertGreaterEqual(after["engine_resets"], 1)
 
+    def test_a_waiting_batch_yields_to_later_work(self):
+        p = self.client("preempt")
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 0, out + err)
+        self.assertIn("the waiter wrote 7", out)
+        st = self.stats()
+        self.assertGreaterEqual(st["preemptions"], 1)
+        self.assertEqual(st["jobs_completed"], 2)
+
     def test_clients_are_isolated(self):
         spin = self.client("spin", self.spin, "1")  # a client holding objects with handles 1.. and offsets 2^32..
         self.assertIn("submitted", spin.stdout.readline())
