@@ -19,6 +19,7 @@ extern "C" {
 #define ZE_NOTE_VERSION 1u
 #define ZE_TEXT_ALIGN 64u
 #define ZE_MAX_TEXT_BYTES (16u << 20)
+#define ZE_MAX_HEAP_BYTES (64u << 20) /* all text sections of a module, by address */
 #define ZE_MAX_ARG_BYTES 1024u
 #define ZE_MAX_ARGS 256u
 #define ZE_MAX_SLM_BYTES 65536u

@@ -67,6 +67,8 @@ def cases(img):
     yield "text offset huge", patch(img, "<Q", text_h + 24, 1 << 60), "runs past the end"
     yield "text size huge", patch(img, "<Q", text_h + 32, 1 << 62), "runs past the end"
     yield "text size not 16n", patch(img, "<Q", text_h + 32, 20), "not a multiple of 16"
+    yield "text address wraps", patch(img, "<Q", text_h + 16, 0xFFFFFFFFFFFFFF80), "instruction heap"
+    yield "text address misaligned", patch(img, "<Q", text_h + 16, 0x10), "not 64-byte aligned"
     yield "section name offset", patch(img, "<I", text_h, 0xFFFFFF), "name offset"
     yield "overlapping sections", patch(img, "<Q", s[".strtab"][1] + 24, text[4]), "overlap"
     yield "note descsz huge", patch(img, "<I", note_off + 4, 0xFFFFFFF0), "run past .note.zesim"

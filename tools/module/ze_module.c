@@ -764,6 +764,14 @@ static int read_kernel_text(struct reader *r, const struct symtab *st, zm_kernel
 	if (t->sh.sh_size % ZE_INST_BYTES || t->sh.sh_size > ZE_MAX_TEXT_BYTES)
 		return fail(r->err, r->len, "%s: size %llu is not a multiple of 16 up to 16 MiB",
 			    name, (unsigned long long)t->sh.sh_size);
+	/* The instruction heap is laid out from 0: every text section sits at a
+	 * 64-byte aligned address inside it (checked against the others below). */
+	if (t->sh.sh_addr % ZE_TEXT_ALIGN || t->sh.sh_addr > ZE_MAX_HEAP_BYTES ||
+	    t->sh.sh_size > ZE_MAX_HEAP_BYTES - t->sh.sh_addr)
+		return fail(r->err, r->len,
+			    "%s: sh_addr 0x%llx is not 64-byte aligned or runs past the %u-MiB "
+			    "instruction heap",
+			    name, (unsigned long long)t->sh.sh_addr, ZE_MAX_HEAP_BYTES >> 20);
 	k->addr = t->sh.sh_addr;
 	k->text_size = (uint32_t)t->sh.sh_size;
 	k->text = malloc(k->text_size ? k->text_size : 1);
@@ -867,6 +875,14 @@ int zm_module_read_mem(const void *image, size_t size, zm_module_t *m, char *err
 			}
 		if (read_kernel_text(&r, &st, &m->kernels[i]))
 			goto out;
+		for (uint32_t j = 0; j < i; j++) {
+			const zm_kernel_t *a = &m->kernels[j], *b = &m->kernels[i];
+			if (a->addr < b->addr + b->text_size && b->addr < a->addr + a->text_size) {
+				fail(err, len, "text sections of %s and %s overlap in the instruction heap",
+				     a->name, b->name);
+				goto out;
+			}
+		}
 	}
 	for (size_t i = 1; i < r.nsecs; i++)
 		if (r.secs[i].name && strncmp(r.secs[i].name, ".text.", 6) == 0) {
