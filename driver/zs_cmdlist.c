@@ -429,7 +429,8 @@ static bool device_range(const void *p, uint64_t n)
 	zs_alloc_info_t a;
 	if (!zs_memory_lookup(NULL, p, &a))
 		return false;
-	return (uint64_t)((const uint8_t *)p - (const uint8_t *)a.base) + n <= a.size;
+	const uint64_t off = (uint64_t)((const uint8_t *)p - (const uint8_t *)a.base);
+	return off <= a.size && n <= a.size - off; /* no wrap-around for huge n */
 }
 
 static bool overlap(uint64_t a, uint64_t b, uint64_t n) { return a < b + n && b < a + n; }
@@ -661,17 +662,23 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_fill(ze_command_list_handle
 	return op_end(&op, r);
 }
 
+/* Slices of a region: depth 0 means a 2-D copy (one slice), as the spec says. */
+static uint32_t region_slices(const ze_copy_region_t *g) { return g->depth ? g->depth : 1; }
+
 /* Byte offset of a region's origin, and its extent (last byte + 1). */
 static bool region_span(const ze_copy_region_t *g, uint32_t pitch, uint32_t slice, uint64_t *origin, uint64_t *extent)
 {
-	if (!g->width || !g->height || !g->depth) {
+	const uint32_t slices = region_slices(g);
+	if (!g->width || !g->height) {
 		*origin = *extent = 0;
 		return true;
 	}
 	if ((uint64_t)g->originX + g->width > pitch && g->height > 1)
 		return false; /* rows would overlap */
+	if (slices > 1 && (uint64_t)g->height * pitch > slice)
+		return false; /* slices would overlap */
 	*origin = g->originX + (uint64_t)g->originY * pitch + (uint64_t)g->originZ * slice;
-	*extent = (uint64_t)(g->height - 1) * pitch + (uint64_t)(g->depth - 1) * slice + g->width;
+	*extent = (uint64_t)(g->height - 1) * pitch + (uint64_t)(slices - 1) * slice + g->width;
 	return true;
 }
 
@@ -700,6 +707,11 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_region(
 			return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
 		if (!device_range(d, dext) || !device_range(s, sext))
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		/* The walker's grid (at least ceil(width / 16) groups x rows x slices) < 2^32. */
+		const uint64_t groups = ((uint64_t)dstRegion->width + 15) / 16 * dstRegion->height *
+					region_slices(dstRegion);
+		if (groups >> 32)
+			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 		if (dstptr == srcptr && overlap((uintptr_t)d, (uintptr_t)s, dext > sext ? dext : sext))
 			return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
 	}
@@ -708,7 +720,7 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_region(
 	if (r)
 		return r;
 	return op_end(&op, copy_region_bytes(op.cl, (uintptr_t)d, (uintptr_t)s, dstRegion->width, dstRegion->height,
-					     dstRegion->depth, dstPitch, srcPitch, dstSlicePitch, srcSlicePitch));
+					     region_slices(dstRegion), dstPitch, srcPitch, dstSlicePitch, srcSlicePitch));
 }
 
 ze_result_t ZE_APICALL zs_command_list_append_memory_prefetch(ze_command_list_handle_t hCommandList,

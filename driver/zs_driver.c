@@ -91,7 +91,8 @@ static ze_result_t device_create(zs_device_t **out)
 	dev->eus_per_subslice = in->eus_per_subslice;
 	dev->threads_per_eu = in->threads_per_eu;
 	dev->max_group_threads = in->eus_per_subslice * in->threads_per_eu;
-	dev->max_group_size = dev->max_group_threads * in->max_simd;
+	/* Every kernel must accept the reported maximum, also a SIMD8 one. */
+	dev->max_group_size = dev->max_group_threads * 8;
 	/* The KMD caps one GEM object at 4 GiB. */
 	dev->max_alloc = in->vram_bytes < (4ull << 30) ? in->vram_bytes : (4ull << 30);
 	snprintf(dev->name, sizeof(dev->name), "zesim Xe-style GPU %ux%ux%ux%u", dev->slices, dev->subslices_per_slice,

@@ -128,7 +128,8 @@ int main(void)
 
 	/* ---- region copies ---- */
 	const uint32_t pitch = 100, slice = 100 * 20;
-	for (int depth = 1; depth <= 3; depth += 2) {
+	/* depth 0 is a 2-D copy: one slice (the spec: "Set this to 0 for 2D copy"). */
+	for (int depth = 0; depth <= 3; depth += depth ? 2 : 1) {
 		memset(host_b, 0, BUF);
 		ze_copy_region_t sr = {3, 2, 1, 37, 11, (uint32_t)depth}, dr = {5, 1, 0, 37, 11, (uint32_t)depth};
 		CHECK(zeCommandListAppendMemoryCopyRegion(e.list, host_b, &dr, pitch, slice, host_a, &sr, pitch, slice,
@@ -140,7 +141,8 @@ int main(void)
 					const uint8_t got = host_b[z * slice + y * pitch + x];
 					uint8_t w = 0;
 					if (x >= dr.originX && x < dr.originX + dr.width && y >= dr.originY &&
-					    y < dr.originY + dr.height && z >= dr.originZ && z < dr.originZ + dr.depth)
+					    y < dr.originY + dr.height && z >= dr.originZ &&
+					    z < dr.originZ + (dr.depth ? dr.depth : 1))
 						w = host_a[(z - dr.originZ + sr.originZ) * slice +
 							   (y - dr.originY + sr.originY) * pitch + x - dr.originX +
 							   sr.originX];

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		uint32_t x, y, z;
 		CHECK(zeKernelSuggestGroupSize(busy, globals[i][0], globals[i][1], globals[i][2], &x, &y, &z));
 		EXPECT(globals[i][0] % x == 0 && globals[i][1] % y == 0 && globals[i][2] % z == 0 &&
-			       x * y * z <= 8 * cp.maxTotalGroupSize / 16,
+			       x * y * z <= cp.maxTotalGroupSize,
 		       "suggested %ux%ux%u for %ux%ux%u", x, y, z, globals[i][0], globals[i][1], globals[i][2]);
 		CHECK(zeKernelSetGroupSize(busy, x, y, z));
 	}
