@@ -120,12 +120,32 @@ ze_result_t zs_queue_wait_idle(zs_queue_t *q, uint64_t timeout_ns)
 
 ze_result_t zs_queue_wait_all(zs_device_t *dev)
 {
-	ze_result_t r = ZE_RESULT_SUCCESS;
+	/* Take references under the list lock, wait without it: a wait can be
+	 * long, and other threads need the lock to create or destroy queues
+	 * (perhaps to submit the very work we wait for). */
 	pthread_mutex_lock(&list_lock);
-	for (zs_queue_t *q = queues; q && !r; q = q->next)
-		if (q->dev == dev)
-			r = zs_queue_wait_idle(q, ZS_FOREVER);
+	size_t n = 0;
+	for (zs_queue_t *q = queues; q; q = q->next)
+		n += q->dev == dev;
+	zs_queue_t **held = calloc(n ? n : 1, sizeof(*held));
+	if (!held) {
+		pthread_mutex_unlock(&list_lock);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	size_t k = 0;
+	for (zs_queue_t *q = queues; q; q = q->next)
+		if (q->dev == dev) {
+			atomic_fetch_add(&q->refs, 1);
+			held[k++] = q;
+		}
 	pthread_mutex_unlock(&list_lock);
+	ze_result_t r = ZE_RESULT_SUCCESS;
+	for (size_t i = 0; i < k; i++) {
+		if (!r)
+			r = zs_queue_wait_idle(held[i], ZS_FOREVER);
+		zs_queue_release(held[i]);
+	}
+	free(held);
 	return r;
 }
 
