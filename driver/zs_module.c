@@ -1,6 +1,7 @@
 /* Modules, build logs and kernels.  Loading a native module = validating it
  * with the shared module reader (tools/module), then copying its text into
- * GPU memory; there is no compiler, so "building" is exactly that. */
+ * GPU memory.  A SPIR-V module is first translated into a native one by the
+ * front end in spirv/ (README.md), then loaded the same way. */
 #define _GNU_SOURCE
 #include "zs_module.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spv_compile.h"
 #include "zs_handle.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -96,12 +98,45 @@ static int foreign_binary(const uint8_t *b, size_t n, char *why, size_t len)
 
 /* ---- modules ----------------------------------------------------------------- */
 
+/* Hidden arguments (spv_compile.h): trailing records named __zs_* are filled
+ * by the driver at dispatch and not shown to the application, so they come
+ * off the kernel's visible argument count; module_free puts them back. */
+static int hide_implicit_args(zs_module_t *mod)
+{
+	const uint32_t n = mod->m.nkernels;
+	mod->num_groups_off = malloc((n ? n : 1) * sizeof(uint32_t));
+	mod->all_nargs = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!mod->num_groups_off || !mod->all_nargs)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		zm_kernel_t *k = &mod->m.kernels[i];
+		mod->all_nargs[i] = k->nargs;
+		mod->num_groups_off[i] = UINT32_MAX;
+		while (k->nargs && strncmp(k->args[k->nargs - 1].name, SPV_HIDDEN_PREFIX, strlen(SPV_HIDDEN_PREFIX)) == 0) {
+			const zm_arg_t *a = &k->args[k->nargs - 1];
+			if (strcmp(a->name, SPV_HIDDEN_NUM_GROUPS) == 0 && a->kind == ZM_ARG_VALUE && a->size == 12)
+				mod->num_groups_off[i] = a->offset;
+			k->nargs--;
+		}
+	}
+	return 0;
+}
+
+static void module_free(zs_module_t *mod)
+{
+	for (uint32_t i = 0; mod->all_nargs && i < mod->m.nkernels; i++)
+		mod->m.kernels[i].nargs = mod->all_nargs[i];
+	zm_module_free(&mod->m);
+	free(mod->num_groups_off);
+	free(mod->all_nargs);
+}
+
 static void module_unref(zs_module_t *mod)
 {
 	if (atomic_fetch_sub(&mod->refs, 1) != 1)
 		return;
 	zs_os_bo_destroy(&mod->dev->os, &mod->text);
-	zm_module_free(&mod->m);
+	module_free(mod);
 	free(mod->native);
 	zs_context_unref(mod->ctx);
 	free(mod);
@@ -126,23 +161,47 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		if (e->stype == ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
 			return fail(phBuildLog, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
 				    "multi-input module programs are not supported: pass one native module");
-	if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV)
-		return fail(phBuildLog, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-			    "SPIR-V input is not supported: this device has no SPIR-V compiler; assemble ZE-ISA with "
-			    "zesim-as and pass the ELF module as ZE_MODULE_FORMAT_NATIVE");
-
-	char why[512];
-	if (foreign_binary(desc->pInputModule, desc->inputSize, why, sizeof(why)))
-		return fail(phBuildLog, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "invalid native binary: %s", why);
-
 	zs_context_t *ctx = (zs_context_t *)hContext;
 	zs_device_t *dev = (zs_device_t *)hDevice;
+	const uint8_t *input = desc->pInputModule;
+	size_t input_size = desc->inputSize;
+	uint8_t *compiled = NULL; /* SPIR-V translated to a ZE-ISA module (driver/spirv/) */
+	char why[512];
+	if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV) {
+		const ze_module_constants_t *sc = desc->pConstants;
+		const spv_compile_options_t opt = {
+			.max_simd = dev->info.max_simd,
+			.num_spec = sc ? sc->numConstants : 0,
+			.spec_ids = sc ? sc->pConstantIds : NULL,
+			.spec_values = sc ? (const void *const *)sc->pConstantValues : NULL,
+		};
+		char err[768];
+		const int rc = spv_compile_elf(input, input_size, &opt, &compiled, &input_size, err, sizeof(err));
+		if (rc)
+			return fail(phBuildLog,
+				    rc == SPV_NO_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+							: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+				    "SPIR-V module build failed: %s", err);
+		input = compiled;
+	} else if (foreign_binary(input, input_size, why, sizeof(why))) {
+		return fail(phBuildLog, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "invalid native binary: %s", why);
+	}
+
 	zs_module_t *mod = calloc(1, sizeof(*mod));
-	if (!mod)
+	if (!mod) {
+		free(compiled);
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-	if (zm_module_read_mem(desc->pInputModule, desc->inputSize, &mod->m, why, sizeof(why))) {
+	}
+	if (zm_module_read_mem(input, input_size, &mod->m, why, sizeof(why))) {
 		free(mod);
+		free(compiled);
 		return fail(phBuildLog, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "module build failed: %s", why);
+	}
+	if (hide_implicit_args(mod)) {
+		module_free(mod);
+		free(mod);
+		free(compiled);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
 	/* What the reader cannot know: the limits of this device. */
 	for (uint32_t i = 0; i < mod->m.nkernels; i++) {
@@ -153,21 +212,25 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 					     "device has SIMD%u and %llu bytes of SLM per sub-slice",
 					     k->name, k->simd, k->slm, dev->info.max_simd,
 					     (unsigned long long)dev->info.slm_per_subslice);
-			zm_module_free(&mod->m);
+			module_free(mod);
 			free(mod);
+			free(compiled);
 			return r;
 		}
 	}
-	mod->native = malloc(desc->inputSize);
+	/* zeModuleGetNativeBinary returns the ZE-ISA module: the input, or what
+	 * the SPIR-V became. */
+	mod->native = compiled ? compiled : malloc(input_size);
 	int rc = mod->native ? zs_module_upload_text(&dev->os, &mod->m, &mod->text) : -ENOMEM;
 	if (rc) {
-		zm_module_free(&mod->m);
+		module_free(mod);
 		free(mod->native);
 		free(mod);
 		return rc == -ENOMEM ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : zs_device_result(dev, rc);
 	}
-	memcpy(mod->native, desc->pInputModule, desc->inputSize);
-	mod->native_size = desc->inputSize;
+	if (!compiled)
+		memcpy(mod->native, input, input_size);
+	mod->native_size = input_size;
 	const uint64_t h1 = fnv1a(mod->native, mod->native_size, 0xcbf29ce484222325ull);
 	const uint64_t h2 = fnv1a(mod->native, mod->native_size, h1 ^ 0x9e3779b97f4a7c15ull);
 	memcpy(mod->uuid, &h1, 8);
@@ -510,6 +573,10 @@ ze_result_t zs_kernel_dispatch(const zs_kernel_t *k, const ze_group_count_t *cou
 	d->count[0] = count->groupCountX;
 	d->count[1] = count->groupCountY;
 	d->count[2] = count->groupCountZ;
+	/* The hidden group counts (get_num_groups, get_global_size). */
+	const uint32_t ki = (uint32_t)(k->k - k->mod->m.kernels);
+	if (k->mod->num_groups_off[ki] != UINT32_MAX)
+		memcpy(d->args + k->mod->num_groups_off[ki], d->count, sizeof(d->count));
 	return ZE_RESULT_SUCCESS;
 }
 

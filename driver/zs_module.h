@@ -1,6 +1,7 @@
-/* Modules (native ZE-ISA ELF files, docs/module-format.md), their build logs
- * and kernels.  A module's text sections are copied into one GEM object, its
- * instruction heap, laid out by each section's sh_addr. */
+/* Modules (native ZE-ISA ELF files, docs/module-format.md, or SPIR-V
+ * translated into one by spirv/), their build logs and kernels.  A module's
+ * text sections are copied into one GEM object, its instruction heap, laid
+ * out by each section's sh_addr. */
 #ifndef ZS_MODULE_H
 #define ZS_MODULE_H
 
@@ -17,7 +18,9 @@ typedef struct zs_module {
 	zs_context_t *ctx;
 	zs_device_t *dev;
 	zm_module_t m;
-	uint8_t *native; /* the input binary, for zeModuleGetNativeBinary */
+	uint32_t *num_groups_off; /* per kernel: offset of the hidden group counts, or UINT32_MAX */
+	uint32_t *all_nargs;      /* per kernel: arguments including the hidden ones */
+	uint8_t *native; /* the ZE-ISA module (input or translated SPIR-V), for zeModuleGetNativeBinary */
 	size_t native_size;
 	zs_bo_t text;
 	uint8_t uuid[16];

@@ -129,10 +129,12 @@ int main(int argc, char **argv)
 		     build(&e, ZE_MODULE_FORMAT_NATIVE, bad, vsize, text, sizeof(text)));
 	EXPECT_LOG(text, "module build failed: ");
 	note("malformed note: %s", text);
+	/* A header-only SPIR-V module: valid words, but no memory model. */
 	const uint32_t spirv[5] = {0x07230203, 0x00010000, 0, 1, 0};
-	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+	CHECK_RESULT(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
 		     build(&e, ZE_MODULE_FORMAT_IL_SPIRV, spirv, sizeof(spirv), text, sizeof(text)));
 	EXPECT_LOG(text, "SPIR-V");
+	EXPECT_LOG(text, "OpMemoryModel");
 	CHECK_RESULT(ZE_RESULT_SUCCESS, build(&e, ZE_MODULE_FORMAT_NATIVE, vbin, vsize, text, sizeof(text)));
 	EXPECT(text[0] == '\0', "log of a good module: %s", text);
 	ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_NATIVE,

@@ -1,0 +1,967 @@
+/* The back end of the SPIR-V front end: control flow, register allocation and
+ * ZE-ISA encoding.
+ *
+ * Control flow (README.md, "SPIR-V front end"): OpenCL SPIR-V has no
+ * structured control-flow markers, so the kernel's (reducible) CFG is laid
+ * out in a loop-aware topological order and every lane carries the number of
+ * the next block it must run in a register, `next`.  Each block is wrapped in
+ *
+ *     cmp.eq.f0 null next B ; (f0) if ; <block> ; next = successor ; endif
+ *
+ * so it runs for exactly the lanes that are there (and is skipped when there
+ * are none: `if` jumps when the mask is empty), and each natural loop in
+ *
+ *     do ; <the loop's blocks> ; cmp.eq.f0 null next HEADER ; (f0) while
+ *
+ * so lanes that took a back edge run the loop again while the others wait.
+ * Forward edges go forward in the order, so one pass handles any divergence;
+ * lanes reconverge at the first block after a loop or after the blocks of a
+ * branch, which is where barriers must be reached (OpenCL's rule that every
+ * work item of a group reaches a barrier holds per thread then too).
+ * Irreducible control flow is refused.
+ *
+ * Register allocation: every virtual register is a vector of the kernel's SIMD
+ * width (one GRF in SIMD8, two in SIMD16, aligned).  Instructions write only
+ * the lanes of their block, so a lane sees exactly the instructions of its own
+ * path: liveness on the CFG is liveness per lane, and two values may share a
+ * register when they are never live together on a path.  The interference
+ * graph is coloured greedily in program order, copy-related values (phis)
+ * preferring one register so that their copies vanish.  Running out of
+ * registers fails the build (no spilling yet); the caller then retries in
+ * SIMD8, which has twice the registers per value. */
+#include "spv_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <spirv/unified1/spirv.h>
+
+#define MAX_CF_DEPTH 32 /* ZE-ISA control-flow stack entries */
+
+/* ---- CFG ------------------------------------------------------------------------ */
+
+static void add_unique(spv_ctx_t *c, uint32_t **list, uint32_t *n, uint32_t v)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if ((*list)[i] == v)
+			return;
+	size_t cap = *n;
+	uint32_t *p = spv_grow(c, NULL, &cap, *n + 1, sizeof(uint32_t));
+	if (*n)
+		memcpy(p, *list, *n * sizeof(uint32_t));
+	p[(*n)++] = v;
+	*list = p;
+}
+
+static void replace(uint32_t *list, uint32_t n, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i] == from)
+			list[i] = to;
+}
+
+static int has_phis(const spv_ctx_t *c, const blk_t *b)
+{
+	return b->label && b->first < b->end && c->fi[b->first].opcode == SpvOpPhi;
+}
+
+void spv_cfg(spv_ctx_t *c)
+{
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		blk_t *b = &c->blk[i];
+		b->nsucc = 0;
+		b->succ = NULL;
+		for (uint32_t t = 0; t < b->ntarg; t++)
+			add_unique(c, &b->succ, &b->nsucc, b->targ[t]);
+	}
+	/* Reachability from the entry (the first block). */
+	uint32_t *stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), sp = 0;
+	c->blk[0].reachable = 1;
+	stack[sp++] = 0;
+	while (sp) {
+		const blk_t *b = &c->blk[stack[--sp]];
+		for (uint32_t s = 0; s < b->nsucc; s++)
+			if (!c->blk[b->succ[s]].reachable) {
+				c->blk[b->succ[s]].reachable = 1;
+				stack[sp++] = b->succ[s];
+			}
+	}
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		const blk_t *b = &c->blk[i];
+		if (!b->reachable)
+			continue;
+		for (uint32_t s = 0; s < b->nsucc; s++)
+			add_unique(c, &c->blk[b->succ[s]].pred, &c->blk[b->succ[s]].npred, i);
+	}
+	if (c->blk[0].npred)
+		spv_fail(c, c->blk[0].word, "the entry block of kernel \"%s\" is the target of a branch", c->kernel_name);
+	/* Split the edges into blocks with phis from blocks with several
+	 * successors: the phi copies then run exactly for the lanes taking the
+	 * edge, unpredicated. */
+	const uint32_t nblk = c->nblk;
+	for (uint32_t s = 0; s < nblk; s++) {
+		if (!c->blk[s].reachable || !has_phis(c, &c->blk[s]))
+			continue;
+		for (uint32_t k = 0; k < c->blk[s].npred; k++) {
+			const uint32_t p = c->blk[s].pred[k];
+			if (c->blk[p].nsucc < 2)
+				continue;
+			c->blk = spv_grow(c, c->blk, &c->capblk, c->nblk + 1, sizeof(blk_t));
+			const uint32_t e = c->nblk++;
+			blk_t *E = &c->blk[e];
+			memset(E, 0, sizeof(*E));
+			E->word = c->blk[s].word;
+			E->term = TERM_BR;
+			E->ntarg = 1;
+			E->targ = spv_alloc(c, sizeof(uint32_t));
+			E->targ[0] = s;
+			E->succ = spv_alloc(c, sizeof(uint32_t));
+			E->succ[0] = s;
+			E->nsucc = 1;
+			E->pred = spv_alloc(c, sizeof(uint32_t));
+			E->pred[0] = p;
+			E->npred = 1;
+			E->reachable = 1;
+			E->split_from = (int32_t)p;
+			E->loop = -1;
+			replace(c->blk[p].targ, c->blk[p].ntarg, s, e);
+			replace(c->blk[p].succ, c->blk[p].nsucc, s, e);
+			c->blk[s].pred[k] = e;
+		}
+	}
+	/* Reverse postorder (iterative DFS). */
+	uint32_t *post = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), npost = 0;
+	uint32_t *iter = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
+	uint8_t *seen = spv_alloc(c, c->nblk + 1);
+	stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
+	sp = 0;
+	stack[sp++] = 0;
+	seen[0] = 1;
+	while (sp) {
+		const uint32_t b = stack[sp - 1];
+		if (iter[b] < c->blk[b].nsucc) {
+			const uint32_t s = c->blk[b].succ[iter[b]++];
+			if (!seen[s]) {
+				seen[s] = 1;
+				stack[sp++] = s;
+			}
+		} else {
+			post[npost++] = b;
+			sp--;
+		}
+	}
+	c->rpo_list = spv_alloc(c, (npost + 1) * sizeof(uint32_t));
+	c->nrpo = npost;
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].rpo = -1;
+	for (uint32_t i = 0; i < npost; i++) {
+		c->rpo_list[i] = post[npost - 1 - i];
+		c->blk[c->rpo_list[i]].rpo = (int32_t)i;
+	}
+}
+
+/* ---- dead code ------------------------------------------------------------------ */
+
+static int partial_def(const inst_t *in)
+{
+	return in->d.k == O_V && ((in->pred && in->op != ZE_OP_SEL && in->op != ZE_OP_CMP) || in->d.sub > 0);
+}
+
+static void mark_use(uint32_t *uses, opnd_t o)
+{
+	if (o.k == O_V)
+		uses[o.v]++;
+}
+
+static void dead_code(spv_ctx_t *c)
+{
+	uint32_t *uses = spv_alloc(c, (c->nvr + 1) * sizeof(uint32_t));
+	for (int changed = 1; changed;) {
+		changed = 0;
+		memset(uses, 0, (c->nvr + 1) * sizeof(uint32_t));
+		for (uint32_t r = 0; r < c->nrpo; r++) {
+			const blk_t *b = &c->blk[c->rpo_list[r]];
+			for (size_t i = 0; i < b->ncode; i++) {
+				const inst_t *in = &b->code[i];
+				for (int s = 0; s < 3; s++)
+					mark_use(uses, in->s[s]);
+				if (partial_def(in))
+					mark_use(uses, in->d);
+			}
+			mark_use(uses, b->cond);
+			mark_use(uses, b->cond_hi);
+		}
+		for (uint32_t r = 0; r < c->nrpo; r++) {
+			blk_t *b = &c->blk[c->rpo_list[r]];
+			size_t n = 0;
+			for (size_t i = 0; i < b->ncode; i++) {
+				inst_t *in = &b->code[i];
+				int keep = 1;
+				if (in->d.k == O_V && !uses[in->d.v]) {
+					if (in->op == ZE_OP_SEND) {
+						const uint32_t msg = ze_send_msg(in->desc);
+						if (msg == ZE_MSG_LOAD || msg == ZE_MSG_SLM_LOAD)
+							keep = 0;
+						else
+							in->d = o_null();
+					} else if (in->op == ZE_OP_CMP && in->flag_live) {
+						in->d = o_null();
+						in->dt = 0;
+					} else {
+						keep = 0;
+					}
+				}
+				if (keep)
+					b->code[n++] = *in;
+				else
+					changed = 1;
+			}
+			b->ncode = n;
+		}
+	}
+}
+
+/* ---- straight-line chains ------------------------------------------------------- */
+
+/* Append B to A where A's only successor is B and B's only predecessor A
+ * (inlined calls and the kernel wrapper leave many such chains): fewer blocks,
+ * fewer guards. */
+static void merge_blocks(spv_ctx_t *c)
+{
+	const uint32_t entry = c->rpo_list[0];
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *A = &c->blk[c->rpo_list[r]];
+		if (!A->reachable)
+			continue;
+		while (A->term == TERM_BR && A->nsucc == 1) {
+			const uint32_t bi = A->succ[0];
+			blk_t *B = &c->blk[bi];
+			if (B == A || B->npred != 1 || bi == entry)
+				break;
+			for (size_t k = 0; k < B->ncode; k++)
+				spv_emit_to(c, A, &B->code[k]);
+			A->term = B->term;
+			A->cond = B->cond;
+			A->cond_hi = B->cond_hi;
+			A->sel64 = B->sel64;
+			A->ntarg = B->ntarg;
+			A->targ = B->targ;
+			A->cases = B->cases;
+			A->nsucc = B->nsucc;
+			A->succ = B->succ;
+			const uint32_t ai = (uint32_t)(A - c->blk);
+			for (uint32_t s = 0; s < B->nsucc; s++)
+				replace(c->blk[B->succ[s]].pred, c->blk[B->succ[s]].npred, bi, ai);
+			B->reachable = 0;
+			B->ncode = 0;
+		}
+	}
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < c->nrpo; r++)
+		if (c->blk[c->rpo_list[r]].reachable)
+			c->rpo_list[n++] = c->rpo_list[r];
+	c->nrpo = n;
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].rpo = -1;
+	for (uint32_t r = 0; r < n; r++)
+		c->blk[c->rpo_list[r]].rpo = (int32_t)r;
+}
+
+/* ---- dominators, loops, order --------------------------------------------------- */
+
+static int32_t intersect(const spv_ctx_t *c, int32_t a, int32_t b)
+{
+	while (a != b) {
+		while (c->blk[a].rpo > c->blk[b].rpo)
+			a = c->blk[a].idom;
+		while (c->blk[b].rpo > c->blk[a].rpo)
+			b = c->blk[b].idom;
+	}
+	return a;
+}
+
+static void dominators(spv_ctx_t *c)
+{
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].idom = -1;
+	const uint32_t entry = c->rpo_list[0];
+	c->blk[entry].idom = (int32_t)entry;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint32_t r = 1; r < c->nrpo; r++) {
+			blk_t *b = &c->blk[c->rpo_list[r]];
+			int32_t d = -1;
+			for (uint32_t p = 0; p < b->npred; p++) {
+				const int32_t q = (int32_t)b->pred[p];
+				if (c->blk[q].idom < 0)
+					continue;
+				d = d < 0 ? q : intersect(c, q, d);
+			}
+			if (d != b->idom) {
+				b->idom = d;
+				changed = 1;
+			}
+		}
+	}
+}
+
+static int dominates(const spv_ctx_t *c, uint32_t a, uint32_t b)
+{
+	for (int32_t x = (int32_t)b;; x = c->blk[x].idom) {
+		if ((uint32_t)x == a)
+			return 1;
+		if (c->blk[x].idom == x || c->blk[x].idom < 0)
+			return 0;
+	}
+}
+
+static void find_loops(spv_ctx_t *c)
+{
+	c->loops = NULL;
+	c->nloops = 0;
+	size_t cap = 0;
+	uint32_t *work = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t h = c->rpo_list[r];
+		const blk_t *H = &c->blk[h];
+		int32_t li = -1;
+		for (uint32_t p = 0; p < H->npred; p++) {
+			const uint32_t u = H->pred[p];
+			if (c->blk[u].rpo < H->rpo)
+				continue; /* a forward edge */
+			if (!dominates(c, h, u))
+				spv_fail(c, c->blk[u].word ? c->blk[u].word : H->word,
+					 "kernel \"%s\": irreducible control flow (a loop entered other than through its "
+					 "header) is not supported", c->kernel_name);
+			if (li < 0) {
+				c->loops = spv_grow(c, c->loops, &cap, c->nloops + 1, sizeof(loop_t));
+				li = (int32_t)c->nloops++;
+				loop_t *L = &c->loops[li];
+				memset(L, 0, sizeof(*L));
+				L->header = h;
+				L->parent = -1;
+				L->in = spv_alloc(c, c->nblk);
+				L->in[h] = 1;
+			}
+			/* The natural loop of the back edge u -> h. */
+			loop_t *L = &c->loops[li];
+			uint32_t n = 0;
+			if (!L->in[u]) {
+				L->in[u] = 1;
+				work[n++] = u;
+			}
+			while (n) {
+				const blk_t *x = &c->blk[work[--n]];
+				for (uint32_t q = 0; q < x->npred; q++)
+					if (!L->in[x->pred[q]]) {
+						L->in[x->pred[q]] = 1;
+						work[n++] = x->pred[q];
+					}
+			}
+		}
+	}
+	/* Any other retreating edge makes the graph irreducible. */
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const blk_t *b = &c->blk[c->rpo_list[r]];
+		for (uint32_t s = 0; s < b->nsucc; s++) {
+			const blk_t *t = &c->blk[b->succ[s]];
+			if (t->rpo <= b->rpo && !dominates(c, b->succ[s], c->rpo_list[r]))
+				spv_fail(c, t->word, "kernel \"%s\": irreducible control flow is not supported", c->kernel_name);
+		}
+	}
+	/* Nesting: a loop's parent is the smallest other loop holding its header.
+	 * Loops were found in RPO of their headers, so outer loops come first. */
+	uint32_t *size = spv_alloc(c, (c->nloops + 1) * sizeof(uint32_t));
+	for (uint32_t l = 0; l < c->nloops; l++)
+		for (uint32_t i = 0; i < c->nblk; i++)
+			size[l] += c->loops[l].in[i];
+	for (uint32_t l = 0; l < c->nloops; l++) {
+		int32_t best = -1;
+		for (uint32_t o = 0; o < c->nloops; o++)
+			if (o != l && c->loops[o].in[c->loops[l].header] && size[o] > size[l] &&
+			    (best < 0 || size[o] < size[best]))
+				best = (int32_t)o;
+		c->loops[l].parent = best;
+	}
+	for (uint32_t l = 0; l < c->nloops; l++) {
+		uint32_t d = 1;
+		for (int32_t p = c->loops[l].parent; p >= 0; p = c->loops[p].parent)
+			d++;
+		c->loops[l].depth = d;
+		if (d + 1 > MAX_CF_DEPTH)
+			spv_fail(c, c->blk[c->loops[l].header].word, "loops nested %u deep: the device's control-flow "
+				 "stack holds %u entries", d, MAX_CF_DEPTH);
+	}
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		int32_t best = -1;
+		for (uint32_t l = 0; l < c->nloops; l++)
+			if (c->loops[l].in[i] && (best < 0 || size[l] < size[best]))
+				best = (int32_t)l;
+		c->blk[i].loop = best;
+	}
+}
+
+/* The item (block or loop) that stands for block b inside region `loop`
+ * (-1: the whole function): b itself, or the outermost loop below the region
+ * that contains b.  Encoded as block index, or nblk + loop index. */
+static uint32_t item_of(const spv_ctx_t *c, uint32_t b, int32_t region)
+{
+	int32_t l = c->blk[b].loop, child = -1;
+	while (l >= 0 && l != region) {
+		child = l;
+		l = c->loops[l].parent;
+	}
+	return child < 0 ? b : c->nblk + (uint32_t)child;
+}
+
+struct layout {
+	uint32_t *seq; /* items: block index, or nblk + loop (start), or 2*nblk + loop (end) */
+	size_t n, cap;
+};
+
+static void push_item(spv_ctx_t *c, struct layout *L, uint32_t v)
+{
+	L->seq = spv_grow(c, L->seq, &L->cap, L->n + 1, sizeof(uint32_t));
+	L->seq[L->n++] = v;
+}
+
+/* Topological order of a region's items over its forward edges (Kahn's
+ * algorithm, ties broken by reverse postorder), loops expanded in place. */
+static void order_region(spv_ctx_t *c, int32_t region, struct layout *L)
+{
+	const uint32_t nb = c->nblk;
+	/* Members: blocks of the region (all reachable blocks at the top). */
+	uint32_t *items = spv_alloc(c, (nb + c->nloops + 1) * sizeof(uint32_t));
+	uint32_t *indeg = spv_alloc(c, (nb + c->nloops + 1) * sizeof(uint32_t));
+	uint8_t *member = spv_alloc(c, nb + c->nloops + 1);
+	uint32_t *first_rpo = spv_alloc(c, (nb + c->nloops + 1) * sizeof(uint32_t));
+	uint32_t nitems = 0;
+	const uint32_t header = region >= 0 ? c->loops[region].header : UINT32_MAX;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t b = c->rpo_list[r];
+		if (region >= 0 && !c->loops[region].in[b])
+			continue;
+		const uint32_t it = b == header ? b : item_of(c, b, region);
+		if (!member[it]) {
+			member[it] = 1;
+			items[nitems++] = it;
+			first_rpo[it] = r;
+		}
+	}
+	/* In-degrees over forward edges between different items of the region. */
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t b = c->rpo_list[r];
+		if (region >= 0 && !c->loops[region].in[b])
+			continue;
+		const uint32_t ib = b == header ? b : item_of(c, b, region);
+		for (uint32_t s = 0; s < c->blk[b].nsucc; s++) {
+			const uint32_t t = c->blk[b].succ[s];
+			if (t == header || (region >= 0 && !c->loops[region].in[t]))
+				continue;
+			const uint32_t it = item_of(c, t, region);
+			if (it != ib && member[it])
+				indeg[it]++;
+		}
+	}
+	uint8_t *done = spv_alloc(c, nb + c->nloops + 1);
+	for (uint32_t emitted = 0; emitted < nitems; emitted++) {
+		/* The ready item that comes first in RPO. */
+		int64_t pick = -1;
+		for (uint32_t i = 0; i < nitems; i++) {
+			const uint32_t it = items[i];
+			if (!done[it] && indeg[it] == 0 && (pick < 0 || first_rpo[it] < first_rpo[pick]))
+				pick = it;
+		}
+		if (pick < 0)
+			spv_fail(c, c->entry_word, "kernel \"%s\": control flow that cannot be ordered (irreducible)",
+				 c->kernel_name);
+		const uint32_t it = (uint32_t)pick;
+		done[it] = 1;
+		if (it < nb) {
+			push_item(c, L, it);
+		} else {
+			push_item(c, L, it); /* loop start */
+			order_region(c, (int32_t)(it - nb), L);
+			push_item(c, L, it + c->nloops); /* loop end */
+		}
+		/* Release the successors of the item's blocks. */
+		for (uint32_t r = 0; r < c->nrpo; r++) {
+			const uint32_t b = c->rpo_list[r];
+			const uint32_t ib = b == header ? b : item_of(c, b, region);
+			if (ib != it)
+				continue;
+			if (region >= 0 && !c->loops[region].in[b])
+				continue;
+			for (uint32_t s = 0; s < c->blk[b].nsucc; s++) {
+				const uint32_t t = c->blk[b].succ[s];
+				if (t == header || (region >= 0 && !c->loops[region].in[t]))
+					continue;
+				const uint32_t tt = item_of(c, t, region);
+				if (tt != it && member[tt])
+					indeg[tt]--;
+			}
+		}
+	}
+}
+
+/* ---- terminators ------------------------------------------------------------------- */
+
+static opnd_t next_reg(const spv_ctx_t *c)
+{
+	return o_grf(c->next_reg);
+}
+
+static void set_next(spv_ctx_t *c, blk_t *b, uint32_t value, int pred, int inv)
+{
+	inst_t in = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .pred = (uint8_t)pred, .pinv = (uint8_t)inv,
+		     .d = next_reg(c), .s = {o_imm(value)}};
+	spv_emit_to(c, b, &in);
+}
+
+static void terminator_code(spv_ctx_t *c, blk_t *b)
+{
+	switch (b->term) {
+	case TERM_BR:
+		set_next(c, b, c->blk[b->targ[0]].order, 0, 0);
+		return;
+	case TERM_CBR: {
+		const uint32_t t = c->blk[b->targ[0]].order, f = c->blk[b->targ[1]].order;
+		if (b->cond.k == O_I || t == f) {
+			set_next(c, b, b->cond.k != O_I || b->cond.v ? t : f, 0, 0);
+			return;
+		}
+		/* When the condition was computed by a cmp of this block into f0 and no
+		 * cmp follows, the flag already holds it. */
+		int reuse = 0;
+		if (b->cond.k == O_V)
+			for (size_t k = b->ncode; k-- > 0;) {
+				inst_t *x = &b->code[k];
+				if (x->d.k == O_V && x->d.v == b->cond.v) {
+					reuse = x->op == ZE_OP_CMP && !x->pred && x->flag == 0 && !x->d.sub;
+					if (reuse)
+						x->flag_live = 1;
+					break;
+				}
+				if (x->op == ZE_OP_CMP)
+					break;
+			}
+		if (!reuse) {
+			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_NE, .st = ZE_TYPE_UD, .d = o_null(),
+				      .s = {b->cond, o_imm(0)}, .flag_live = 1};
+			spv_emit_to(c, b, &cmp);
+		}
+		inst_t s = {.op = ZE_OP_SEL, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .pred = 1, .d = next_reg(c),
+			    .s = {o_imm(t), o_imm(f)}};
+		/* sel takes one immediate: the other through `next` itself. */
+		set_next(c, b, f, 0, 0);
+		s.s[1] = next_reg(c);
+		spv_emit_to(c, b, &s);
+		if (reuse)
+			b->cond = o_null(); /* the bool itself may now be dead */
+		return;
+	}
+	case TERM_SWITCH: {
+		set_next(c, b, c->blk[b->targ[0]].order, 0, 0);
+		const int constant = b->cond.k == O_I && (!b->sel64 || b->cond_hi.k == O_I);
+		for (int half = 0; half < 2 && !constant; half++) {
+			/* A selector part that is constant while the other is not: in a
+			 * register, since cmp takes one immediate. */
+			opnd_t *part = half ? &b->cond_hi : &b->cond;
+			if ((half == 0 || b->sel64) && part->k == O_I) {
+				inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(spv_new_vreg(c, 1)),
+					     .s = {*part}};
+				spv_emit_to(c, b, &mv);
+				*part = mv.d;
+			}
+		}
+		for (uint32_t k = 1; k < b->ntarg; k++) {
+			const uint64_t lit = b->cases[k - 1];
+			opnd_t sel = b->cond;
+			if (constant) {
+				const uint64_t v = sel.v | (b->sel64 && b->cond_hi.k == O_I ? (uint64_t)b->cond_hi.v << 32 : 0);
+				if (v == (b->sel64 ? lit : (uint32_t)lit))
+					set_next(c, b, c->blk[b->targ[k]].order, 0, 0);
+				continue;
+			}
+			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
+				      .s = {sel, o_imm((uint32_t)lit)}, .flag_live = 1};
+			spv_emit_to(c, b, &cmp);
+			if (b->sel64) {
+				inst_t hi = cmp;
+				hi.pred = 1;
+				hi.s[0] = b->cond_hi;
+				hi.s[1] = o_imm((uint32_t)(lit >> 32));
+				spv_emit_to(c, b, &hi);
+			}
+			set_next(c, b, c->blk[b->targ[k]].order, 1, 0);
+		}
+		return;
+	}
+	default:
+		set_next(c, b, 0, 0, 0); /* returned: no block any more */
+		return;
+	}
+}
+
+/* ---- linear code ------------------------------------------------------------------- */
+
+static inst_t *out_push(spv_ctx_t *c, const inst_t *in)
+{
+	c->out = spv_grow(c, c->out, &c->capout, c->nout + 1, sizeof(inst_t));
+	c->out[c->nout] = *in;
+	return &c->out[c->nout++];
+}
+
+static void linearize(spv_ctx_t *c, const struct layout *L)
+{
+	const uint32_t nb = c->nblk;
+	int32_t *open = spv_alloc(c, (c->nloops + 1) * sizeof(int32_t));
+	const uint32_t entry = c->rpo_list[0];
+	for (size_t i = 0; i < L->n; i++) {
+		const uint32_t it = L->seq[i];
+		if (it < nb) {
+			blk_t *b = &c->blk[it];
+			int32_t if_at = -1;
+			if (it != entry) {
+				inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
+					      .s = {next_reg(c), o_imm(b->order)}, .flag_live = 1};
+				out_push(c, &cmp);
+				inst_t iff = {.op = ZE_OP_IF, .pred = 1};
+				if_at = (int32_t)c->nout;
+				out_push(c, &iff);
+			}
+			for (size_t k = 0; k < b->ncode; k++)
+				out_push(c, &b->code[k]);
+			if (if_at >= 0) {
+				inst_t endif = {.op = ZE_OP_ENDIF, .target = if_at};
+				c->out[if_at].target = (int32_t)c->nout;
+				out_push(c, &endif);
+			}
+		} else if (it < nb + c->nloops) {
+			inst_t d = {.op = ZE_OP_DO};
+			open[it - nb] = (int32_t)c->nout;
+			out_push(c, &d);
+		} else {
+			const uint32_t l = it - nb - c->nloops;
+			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
+				      .s = {next_reg(c), o_imm(c->blk[c->loops[l].header].order)}, .flag_live = 1};
+			out_push(c, &cmp);
+			inst_t w = {.op = ZE_OP_WHILE, .pred = 1, .target = open[l] + 1};
+			out_push(c, &w);
+		}
+	}
+	inst_t eot = {.op = ZE_OP_SEND, .desc = ze_send_desc(ZE_MSG_EOT, 0, 1)};
+	out_push(c, &eot);
+}
+
+/* ---- liveness and register allocation ------------------------------------------- */
+
+typedef uint64_t word_t;
+#define WBITS 64u
+
+static inline void bs_set(word_t *s, uint32_t i) { s[i / WBITS] |= (word_t)1 << (i % WBITS); }
+static inline void bs_clr(word_t *s, uint32_t i) { s[i / WBITS] &= ~((word_t)1 << (i % WBITS)); }
+static inline int bs_get(const word_t *s, uint32_t i) { return (int)((s[i / WBITS] >> (i % WBITS)) & 1); }
+
+struct edges {
+	uint64_t *e; /* (a << 32 | b), a < b */
+	size_t n, cap;
+};
+
+static void add_edge(spv_ctx_t *c, struct edges *E, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return;
+	if (a > b) {
+		const uint32_t t = a;
+		a = b;
+		b = t;
+	}
+	E->e = spv_grow(c, E->e, &E->cap, E->n + 1, sizeof(uint64_t));
+	E->e[E->n++] = (uint64_t)a << 32 | b;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A def kills a vreg unless it writes only some of its lanes (predicated) or
+ * only a later element (element 0 is written first, see atomic()). */
+static void def_point(spv_ctx_t *c, struct edges *E, word_t *live, uint32_t nw, const inst_t *in)
+{
+	if (in->d.k != O_V)
+		return;
+	const uint32_t d = in->d.v;
+	for (uint32_t w = 0; w < nw; w++)
+		for (word_t bits = live[w]; bits; bits &= bits - 1) {
+			const uint32_t v = w * WBITS + (uint32_t)__builtin_ctzll(bits);
+			add_edge(c, E, d, v);
+		}
+	if (!partial_def(in))
+		bs_clr(live, d);
+}
+
+static void use_point(word_t *live, const inst_t *in)
+{
+	for (int s = 0; s < 3; s++)
+		if (in->s[s].k == O_V)
+			bs_set(live, in->s[s].v);
+	if (partial_def(in))
+		bs_set(live, in->d.v);
+}
+
+static int allocate(spv_ctx_t *c)
+{
+	const uint32_t nv = c->nvr, nw = (nv + WBITS) / WBITS;
+	word_t *in = spv_alloc(c, (size_t)c->nblk * nw * sizeof(word_t));
+	word_t *out = spv_alloc(c, (size_t)c->nblk * nw * sizeof(word_t));
+	word_t *live = spv_alloc(c, nw * sizeof(word_t));
+	/* Block live-in sets by backward iteration to a fixpoint. */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint32_t r = c->nrpo; r-- > 0;) {
+			const uint32_t bi = c->rpo_list[r];
+			const blk_t *b = &c->blk[bi];
+			memset(live, 0, nw * sizeof(word_t));
+			for (uint32_t s = 0; s < b->nsucc; s++)
+				for (uint32_t w = 0; w < nw; w++)
+					live[w] |= in[(size_t)b->succ[s] * nw + w];
+			memcpy(&out[(size_t)bi * nw], live, nw * sizeof(word_t));
+			for (size_t k = b->ncode; k-- > 0;) {
+				const inst_t *x = &b->code[k];
+				if (x->d.k == O_V && !partial_def(x))
+					bs_clr(live, x->d.v);
+				use_point(live, x);
+			}
+			if (memcmp(live, &in[(size_t)bi * nw], nw * sizeof(word_t)) != 0) {
+				memcpy(&in[(size_t)bi * nw], live, nw * sizeof(word_t));
+				changed = 1;
+			}
+		}
+	}
+	/* Values live into the entry are read before any write: only possible
+	 * for undefined values, which may then hold anything.  Let them be. */
+	struct edges E = {0};
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		const blk_t *b = &c->blk[bi];
+		memcpy(live, &out[(size_t)bi * nw], nw * sizeof(word_t));
+		for (size_t k = b->ncode; k-- > 0;) {
+			def_point(c, &E, live, nw, &b->code[k]);
+			use_point(live, &b->code[k]);
+		}
+	}
+	if (E.n)
+		qsort(E.e, E.n, sizeof(uint64_t), cmp_u64);
+	size_t ne = 0;
+	for (size_t i = 0; i < E.n; i++)
+		if (!ne || E.e[ne - 1] != E.e[i])
+			E.e[ne++] = E.e[i];
+	/* Adjacency lists (CSR). */
+	uint32_t *deg = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++) {
+		deg[E.e[i] >> 32]++;
+		deg[(uint32_t)E.e[i]]++;
+	}
+	uint32_t *start = spv_alloc(c, (nv + 2) * sizeof(uint32_t));
+	for (uint32_t v = 0; v < nv; v++)
+		start[v + 1] = start[v] + deg[v];
+	uint32_t *adj = spv_alloc(c, (2 * ne + 1) * sizeof(uint32_t));
+	uint32_t *fill = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++) {
+		const uint32_t a = (uint32_t)(E.e[i] >> 32), b = (uint32_t)E.e[i];
+		adj[start[a] + fill[a]++] = b;
+		adj[start[b] + fill[b]++] = a;
+	}
+	/* Colour in program order. */
+	const uint32_t slot = c->simd / 8;
+	for (uint32_t v = 0; v < nv; v++)
+		c->vr[v].reg = -1;
+	uint32_t max_reg = c->first_free_reg;
+	for (size_t i = 0; i <= c->nout; i++) {
+		/* Definitions in order, then anything left (used, never written). */
+		uint32_t v;
+		if (i < c->nout) {
+			if (c->out[i].d.k != O_V)
+				continue;
+			v = c->out[i].d.v;
+		} else {
+			v = UINT32_MAX;
+		}
+		for (uint32_t pass = 0; pass < (i < c->nout ? 1u : nv); pass++) {
+			if (i == c->nout)
+				v = pass;
+			if (c->vr[v].reg >= 0)
+				continue;
+			uint8_t busy[ZE_GRF_COUNT] = {0};
+			for (uint32_t k = start[v]; k < start[v + 1]; k++) {
+				const vreg_t *n = &c->vr[adj[k]];
+				if (n->reg < 0)
+					continue;
+				for (uint32_t g = 0; g < n->size * slot; g++)
+					if ((uint32_t)n->reg + g < ZE_GRF_COUNT)
+						busy[n->reg + g] = 1;
+			}
+			const uint32_t need = c->vr[v].size * slot;
+			int32_t pick = -1;
+			const uint32_t h = c->vr[v].hint;
+			if (h != UINT32_MAX && h < nv && c->vr[h].reg >= 0 && c->vr[h].size == c->vr[v].size) {
+				int ok = 1;
+				for (uint32_t g = 0; g < need; g++)
+					ok &= !busy[c->vr[h].reg + g];
+				if (ok)
+					pick = c->vr[h].reg;
+			}
+			for (uint32_t r = c->first_free_reg; pick < 0 && r + need <= ZE_GRF_COUNT; r += slot) {
+				int ok = 1;
+				for (uint32_t g = 0; g < need && ok; g++)
+					ok = !busy[r + g];
+				if (ok)
+					pick = (int32_t)r;
+			}
+			if (pick < 0)
+				return -1;
+			c->vr[v].reg = pick;
+			if ((uint32_t)pick + need > max_reg)
+				max_reg = (uint32_t)pick + need;
+		}
+	}
+	c->grf_used = max_reg;
+	return 0;
+}
+
+/* ---- encoding -------------------------------------------------------------------------- */
+
+static ze_operand_t enc_opnd(const spv_ctx_t *c, opnd_t o, uint32_t *imm, int *has_imm)
+{
+	ze_operand_t z = {0};
+	switch (o.k) {
+	case O_V:
+		z.kind = ZE_OPND_GRFV;
+		z.reg = (uint8_t)(c->vr[o.v].reg + o.sub * (c->simd / 8));
+		break;
+	case O_GRF:
+		z.kind = ZE_OPND_GRFV;
+		z.reg = (uint8_t)o.v;
+		break;
+	case O_S:
+		z.kind = ZE_OPND_GRFS;
+		z.reg = (uint8_t)o.v;
+		z.sub = o.sub;
+		break;
+	case O_I:
+		z.kind = ZE_OPND_IMM;
+		*imm = o.v;
+		*has_imm = 1;
+		return z;
+	default:
+		return z;
+	}
+	z.neg = o.neg;
+	z.abs = o.abs;
+	return z;
+}
+
+static void encode(spv_ctx_t *c, zm_kernel_t *k)
+{
+	/* Drop copies that the allocation made into no-ops. */
+	size_t n = 0;
+	int32_t *newpos = spv_alloc(c, (c->nout + 1) * sizeof(int32_t));
+	for (size_t i = 0; i < c->nout; i++) {
+		const inst_t *in = &c->out[i];
+		newpos[i] = (int32_t)n;
+		if (in->op == ZE_OP_MOV && !in->pred && in->d.k == O_V && in->s[0].k == O_V && in->dt == in->st &&
+		    !in->s[0].neg && !in->s[0].abs &&
+		    c->vr[in->d.v].reg + in->d.sub * (int32_t)(c->simd / 8) ==
+			    c->vr[in->s[0].v].reg + in->s[0].sub * (int32_t)(c->simd / 8))
+			continue;
+		c->out[n++] = *in;
+	}
+	newpos[c->nout] = (int32_t)n;
+	for (size_t i = 0; i < n; i++)
+		if (c->out[i].op == ZE_OP_IF || c->out[i].op == ZE_OP_WHILE || c->out[i].op == ZE_OP_ENDIF)
+			c->out[i].target = newpos[c->out[i].target];
+	c->nout = n;
+	if (n * ZE_INST_BYTES > ZE_MAX_TEXT_BYTES)
+		spv_fail(c, c->entry_word, "kernel \"%s\" is too large (%zu instructions)", c->kernel_name, n);
+	k->text = malloc(n * ZE_INST_BYTES);
+	if (!k->text)
+		spv_fail(c, SPV_NO_WORD, "out of memory");
+	k->text_size = (uint32_t)(n * ZE_INST_BYTES);
+	for (size_t i = 0; i < n; i++) {
+		const inst_t *in = &c->out[i];
+		ze_inst_t z = {0};
+		z.opcode = in->op;
+		z.esize = (uint8_t)c->simd;
+		z.pred = in->pred;
+		z.pred_inv = in->pinv;
+		z.flag = in->flag;
+		z.cmod = in->cmod;
+		uint32_t imm = 0;
+		int has_imm = 0;
+		switch (in->op) {
+		case ZE_OP_IF:
+		case ZE_OP_WHILE:
+			z.dw3 = (uint32_t)((in->target - (int32_t)i) * (int32_t)ZE_INST_BYTES);
+			break;
+		case ZE_OP_ENDIF:
+		case ZE_OP_DO:
+			break;
+		case ZE_OP_SEND:
+			z.dst = enc_opnd(c, in->d, &imm, &has_imm);
+			for (int s = 0; s < 3; s++)
+				z.src[s] = enc_opnd(c, in->s[s], &imm, &has_imm);
+			z.dw3 = in->desc;
+			break;
+		default:
+			z.dtype = in->d.k == O_NULL ? 0 : in->dt;
+			z.stype = in->st;
+			z.dst = enc_opnd(c, in->d, &imm, &has_imm);
+			for (int s = 0; s < 3; s++)
+				z.src[s] = enc_opnd(c, in->s[s], &imm, &has_imm);
+			z.dw3 = imm;
+			break;
+		}
+		uint8_t *bytes = k->text + i * ZE_INST_BYTES;
+		ze_encode(&z, bytes);
+		ze_inst_t check;
+		char why[160];
+		if (ze_decode(bytes, &check, why, sizeof(why)))
+			spv_fail(c, c->entry_word, "kernel \"%s\": internal error: instruction %zu does not encode: %s",
+				 c->kernel_name, i, why);
+	}
+}
+
+/* ---- the back end --------------------------------------------------------------------- */
+
+void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
+{
+	merge_blocks(c);
+	dead_code(c);
+	dominators(c);
+	find_loops(c);
+	struct layout L = {0};
+	order_region(c, -1, &L);
+	uint32_t order = 0;
+	for (size_t i = 0; i < L.n; i++)
+		if (L.seq[i] < c->nblk)
+			c->blk[L.seq[i]].order = ++order;
+	/* Registers: payload r0-r6, the argument area, `next`, then values. */
+	const uint32_t arg_bytes = c->arg_bytes + (c->need_num_groups ? 12u : 0u);
+	const uint32_t slot = c->simd / 8;
+	const uint32_t after_args = 7 + (arg_bytes + 31) / 32;
+	c->next_reg = (after_args + slot - 1) / slot * slot;
+	c->first_free_reg = c->next_reg + slot;
+	for (uint32_t r = 0; r < c->nrpo; r++)
+		terminator_code(c, &c->blk[c->rpo_list[r]]);
+	dead_code(c); /* conditions read from the flag directly */
+	linearize(c, &L);
+	if (allocate(c)) {
+		c->regalloc_failed = 1;
+		spv_fail(c, SPV_NO_WORD, "register allocation failed");
+	}
+	encode(c, k);
+	k->grf = c->grf_used > c->first_free_reg ? c->grf_used : c->first_free_reg;
+}

@@ -1,0 +1,257 @@
+/* Internals of the SPIR-V front end: the compile context shared by the
+ * lowering (spv_lower.c: SPIR-V -> IR) and the back end (spv_backend.c:
+ * control flow, register allocation, ZE-ISA encoding).  See README.md. */
+#ifndef ZS_SPV_INTERNAL_H
+#define ZS_SPV_INTERNAL_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spv_compile.h"
+#include "spv_reader.h"
+#include "zs/ze_isa.h"
+#include "zs/ze_module.h"
+
+/* ---- memory: one arena per compilation, freed at once (also on errors) ------ */
+
+typedef struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+} arena_chunk_t;
+
+typedef struct spv_ctx spv_ctx_t;
+
+void *spv_alloc(spv_ctx_t *c, size_t n);            /* zeroed; never NULL (longjmps on OOM) */
+void *spv_grow(spv_ctx_t *c, void *p, size_t *cap, size_t need, size_t elem); /* arena array growth */
+_Noreturn void spv_fail(spv_ctx_t *c, uint32_t word, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define SPV_NO_WORD UINT32_MAX
+
+/* ---- types ------------------------------------------------------------------ */
+
+enum ty_kind { TY_NONE, TY_VOID, TY_BOOL, TY_INT, TY_FLOAT, TY_VEC, TY_ARRAY, TY_STRUCT, TY_PTR, TY_FUNC, TY_OTHER };
+
+typedef struct spv_type {
+	uint8_t k;
+	uint8_t packed;
+	uint32_t width;  /* TY_INT / TY_FLOAT bits */
+	uint32_t elem;   /* vector / array element type, pointee type */
+	uint32_t count;  /* vector components, array length */
+	uint32_t sc;     /* pointer storage class */
+	uint32_t nmemb;  /* struct members */
+	uint32_t *memb;  /* member types */
+	uint32_t *moff;  /* member byte offsets */
+	uint32_t size;   /* bytes in memory (0: not storable / unknown) */
+	uint32_t align;
+	uint32_t nleaf;  /* 32-bit pieces when held in registers */
+	uint32_t id;
+} spv_type_t;
+
+/* ---- IR --------------------------------------------------------------------- */
+
+enum opnd_kind {
+	O_NULL, /* no operand */
+	O_V,    /* virtual register (vector of the kernel's SIMD width) */
+	O_GRF,  /* fixed GRF vector: the payload's local ids */
+	O_S,    /* fixed GRF scalar rN.k: dispatch payload, kernel arguments */
+	O_I,    /* immediate */
+};
+
+typedef struct opnd {
+	uint8_t k;
+	uint8_t neg, abs;
+	uint8_t sub; /* O_S: dword; O_V: element of a multi-element vreg */
+	uint32_t v;  /* vreg, register number or immediate bits */
+} opnd_t;
+
+typedef struct inst {
+	uint8_t op; /* ZE_OP_* or one of the IR_* pseudo opcodes of the back end */
+	uint8_t cmod;
+	uint8_t pred, pinv, flag;
+	uint8_t dt, st;
+	uint8_t flag_live; /* cmp: its flag is read by what follows, keep it */
+	uint8_t phi_copy;  /* a mov made for a phi (a copy the allocator tries to coalesce) */
+	uint32_t desc;     /* send descriptor */
+	int32_t target;    /* back end: index of the matching structured instruction */
+	opnd_t d, s[3];
+} inst_t;
+
+typedef struct vreg {
+	uint8_t size; /* elements (1 for almost all; 2 for a cmpxchg payload) */
+	uint32_t hint; /* vreg to share a register with (copy related), or UINT32_MAX */
+	int32_t reg;   /* first GRF after allocation, -1 before */
+} vreg_t;
+
+enum term_kind { TERM_NONE, TERM_BR, TERM_CBR, TERM_SWITCH, TERM_RET };
+
+typedef struct blk {
+	uint32_t label;   /* flat id of the OpLabel; 0 for a block made by edge splitting */
+	uint32_t first;   /* flat instructions [first, end): OpLabel excluded, terminator included */
+	uint32_t end;
+	uint32_t word;    /* word offset of the block's label (messages) */
+	/* control flow (block indices) */
+	uint8_t term;
+	opnd_t cond;       /* TERM_CBR: bool; TERM_SWITCH: selector low word */
+	opnd_t cond_hi;    /* TERM_SWITCH with a 64-bit selector */
+	uint8_t sel64;
+	uint32_t ntarg;    /* BR 1, CBR 2 (true, false), SWITCH 1 + cases (default first) */
+	uint32_t *targ;
+	uint64_t *cases;   /* SWITCH: literal of targ[i + 1] */
+	uint32_t nsucc, *succ; /* unique successors */
+	uint32_t npred, *pred;
+	uint8_t reachable;
+	int32_t split_from; /* a block made by splitting the edge from this block, else -1 */
+	/* IR */
+	inst_t *code;
+	size_t ncode, capcode;
+	/* back end */
+	int32_t rpo, idom;
+	int32_t loop;     /* innermost loop, -1 */
+	uint32_t order;   /* position in the linear order, 1-based (the value of `next`) */
+} blk_t;
+
+typedef struct loop {
+	uint32_t header;
+	int32_t parent;
+	uint8_t *in; /* per block */
+	uint32_t depth;
+} loop_t;
+
+/* A value: its 32-bit leaves, and for pointers where they point. */
+enum root_kind { R_NONE, R_GLOBAL, R_SLM, R_BUILTIN, R_NULL, R_CONFLICT };
+
+typedef struct root {
+	uint8_t k;
+	uint8_t breg, bsub; /* R_GLOBAL: the 64-bit base rN.k (a kernel argument) */
+	uint32_t id;        /* R_BUILTIN: the variable; R_GLOBAL: argument index */
+} root_t;
+
+typedef struct val {
+	uint32_t type;
+	uint32_t n;
+	opnd_t *leaf;
+	root_t root;
+	uint8_t done;
+} val_t;
+
+/* ---- the compilation -------------------------------------------------------- */
+
+typedef struct spv_fn {
+	uint32_t id;
+	uint32_t type;     /* the result type */
+	uint32_t first;    /* index of OpFunction in the module's instructions */
+	uint32_t end;      /* index of OpFunctionEnd */
+	uint32_t nparams;
+	uint32_t *params;  /* parameter ids */
+	uint8_t has_body;
+} spv_fn_t;
+
+typedef struct spv_entry {
+	uint32_t fn;       /* function id */
+	const char *name;
+	uint32_t word;
+	uint32_t local_size[3];
+	uint32_t subgroup_size;
+} spv_entry_t;
+
+typedef struct kernel_arg {
+	char *name;
+	uint32_t kind; /* ZM_ARG_* */
+	uint32_t offset, size;
+	uint32_t type;
+	uint32_t param; /* the entry function's parameter id */
+} kernel_arg_t;
+
+struct spv_ctx {
+	jmp_buf fail_jmp;
+	int oom;
+	int regalloc_failed;
+	char *err;
+	size_t errlen;
+	arena_chunk_t *arena;
+	const spv_module_t *m;
+	const spv_compile_options_t *opt;
+
+	/* module-level facts, indexed by original id */
+	spv_type_t *types;         /* bound entries, k == TY_NONE for non-types */
+	val_t *consts;             /* constants, undefs, spec constants */
+	uint32_t *builtin;         /* BuiltIn decoration + 1 of variables, 0 */
+	int64_t *spec_id;          /* SpecId decoration, -1 */
+	uint8_t *packed;           /* CPacked */
+	uint8_t *byval;            /* FuncParamAttr ByVal / Sret */
+	uint8_t *ext_ok;           /* OpExtInstImport ids we translate (OpenCL.std) or ignore (NonSemantic.*) */
+	const char **names;        /* OpName */
+	uint32_t ptr_bytes;        /* 8: Physical64 is the one addressing model accepted */
+	spv_fn_t *fns;
+	uint32_t nfns;
+	uint32_t *fn_index;        /* per id: index in fns + 1 */
+	spv_entry_t *entries;
+	uint32_t nentries;
+
+	/* the kernel being compiled */
+	uint32_t simd;
+	uint32_t entry_fn;         /* id of the entry function */
+	const char *kernel_name;
+	uint32_t entry_word;
+	kernel_arg_t *args;
+	uint32_t nargs;
+	uint32_t arg_bytes;
+	uint32_t num_groups_off;   /* hidden argument, UINT32_MAX when unused */
+	uint32_t slm_static;
+	uint32_t *slm_off;         /* per id: Workgroup variable offset + 1 */
+	uint32_t req_simd;
+
+	/* the flattened (inlined) function */
+	spv_inst_t *fi;            /* flat instructions */
+	size_t nfi, capfi;
+	uint32_t nids;             /* flat id space: module bound + fresh ids */
+	val_t *vals;               /* per flat id */
+	size_t capvals;
+	uint32_t *term_of;         /* per flat label: the flat label of the block holding its terminator */
+	size_t capterm;
+	blk_t *blk;
+	uint32_t nblk;
+	uint32_t *rpo_list;        /* reachable blocks in reverse postorder */
+	uint32_t nrpo;
+	size_t capblk;
+	uint32_t *blk_of_label;    /* per flat id: block index + 1 */
+
+	/* IR */
+	vreg_t *vr;
+	uint32_t nvr;
+	size_t capvr;
+	blk_t *cur;                /* block being lowered */
+	uint32_t cur_word;         /* word offset of the instruction being lowered */
+	uint32_t cur_op;           /* its opcode */
+	uint32_t need_num_groups;
+
+	/* back end */
+	loop_t *loops;
+	uint32_t nloops;
+	uint32_t *lin;             /* blocks in linear order */
+	uint32_t next_reg;         /* GRF of the `next` block variable */
+	uint32_t first_free_reg;
+	uint32_t grf_used;
+	inst_t *out;               /* final instruction list */
+	size_t nout, capout;
+};
+
+/* spv_lower.c */
+void spv_scan_module(spv_ctx_t *c);
+void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
+
+/* spv_backend.c */
+void spv_cfg(spv_ctx_t *c);  /* successors, predecessors, reachability, phi-edge splitting, RPO */
+void spv_backend(spv_ctx_t *c, zm_kernel_t *k);
+
+/* IR helpers shared by both */
+static inline opnd_t o_null(void) { return (opnd_t){O_NULL, 0, 0, 0, 0}; }
+static inline opnd_t o_imm(uint32_t v) { return (opnd_t){O_I, 0, 0, 0, v}; }
+static inline opnd_t o_v(uint32_t v) { return (opnd_t){O_V, 0, 0, 0, v}; }
+static inline opnd_t o_s(uint32_t reg, uint32_t sub) { return (opnd_t){O_S, 0, 0, (uint8_t)sub, reg}; }
+static inline opnd_t o_grf(uint32_t reg) { return (opnd_t){O_GRF, 0, 0, 0, reg}; }
+uint32_t spv_new_vreg(spv_ctx_t *c, uint32_t size);
+inst_t *spv_emit_to(spv_ctx_t *c, blk_t *b, const inst_t *in);
+
+#endif

@@ -1,0 +1,77 @@
+/* zesim-spirv: the driver's SPIR-V front end as a command, for developers and
+ * tests: translate a SPIR-V module into a ZE-ISA module file.
+ *
+ *     zesim-spirv [-8] [-o OUT.elf] IN.spv
+ *
+ * -8 limits kernels to SIMD8.  Errors are the build-log messages that
+ * zeModuleCreate returns; the exit status is 1 on a failed build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spv_compile.h"
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	spv_compile_options_t opt = {.max_simd = 16};
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			out = argv[++i];
+		else if (strcmp(argv[i], "-8") == 0)
+			opt.max_simd = 8;
+		else if (!in && argv[i][0] != '-')
+			in = argv[i];
+		else {
+			fprintf(stderr, "usage: zesim-spirv [-8] [-o OUT.elf] IN.spv\n");
+			return 2;
+		}
+	}
+	if (!in) {
+		fprintf(stderr, "usage: zesim-spirv [-8] [-o OUT.elf] IN.spv\n");
+		return 2;
+	}
+	FILE *f = fopen(in, "rb");
+	if (!f) {
+		perror(in);
+		return 1;
+	}
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap);
+	size_t got;
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			unsigned char *b = realloc(buf, cap *= 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = b;
+		}
+	}
+	fclose(f);
+	if (!buf) {
+		fprintf(stderr, "%s: out of memory\n", in);
+		return 1;
+	}
+	zm_module_t m;
+	char err[1024];
+	if (spv_compile(buf, n, &opt, &m, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", in, err);
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	for (uint32_t i = 0; i < m.nkernels; i++)
+		printf("%s: SIMD%u, %u GRF, %u bytes of SLM, %u instructions, %u arguments (%u bytes)\n",
+		       m.kernels[i].name, m.kernels[i].simd, m.kernels[i].grf, m.kernels[i].slm,
+		       m.kernels[i].text_size / 16, m.kernels[i].nargs, m.kernels[i].arg_bytes);
+	int rc = 0;
+	if (out && zm_module_write(&m, out, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", out, err);
+		rc = 1;
+	}
+	zm_module_free(&m);
+	return rc;
+}

@@ -1,0 +1,363 @@
+/* OpenCL C kernels compiled to SPIR-V (tests/kernels/, clang-14 + llvm-spirv-14)
+ * and loaded with zeModuleCreate(ZE_MODULE_FORMAT_IL_SPIRV): the driver's
+ * front end translates them to ZE-ISA.  Each kernel's results are checked
+ * against the same computation on the host, bit for bit.
+ *
+ *     test_spirv KERNEL MODULE.spv
+ *
+ * KERNEL: vadd (also argument reflection and the native binary, reloaded as a
+ * ZE-ISA module), saxpy, elementwise, reduce, histogram, builtins (3-D ids,
+ * sizes and group counts), spec (specialization constants). */
+#include <math.h>
+
+#include "spirv.h"
+
+static ze_kernel_properties_t props(ze_kernel_handle_t k)
+{
+	ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+	CHECK(zeKernelGetProperties(k, &kp));
+	return kp;
+}
+
+static void launch(e2e_t *e, ze_kernel_handle_t k, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t nx,
+		   uint32_t ny, uint32_t nz)
+{
+	CHECK(zeKernelSetGroupSize(k, gx, gy, gz));
+	ze_group_count_t groups = {nx, ny, nz};
+	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
+	e2e_run(e);
+}
+
+/* ---- vadd ------------------------------------------------------------------- */
+
+static void run_vadd(e2e_t *e, ze_module_handle_t m, uint32_t n)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "vadd");
+	float *a = e2e_alloc_shared(e, n * 4), *b = e2e_alloc_shared(e, n * 4), *c = e2e_alloc_shared(e, n * 4);
+	uint32_t seed = 99;
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = (float)(int32_t)(e2e_rand(&seed) % 200001 - 100000) / 64.0f;
+		b[i] = (float)(int32_t)(e2e_rand(&seed) % 200001 - 100000) / 3.0f;
+		c[i] = -1.0f;
+	}
+	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &c}};
+	e2e_set_args(k, 3, args);
+	launch(e, k, 64, 1, 1, n / 64, 1, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		const float want = a[i] + b[i];
+		EXPECT(float_bits(c[i]) == float_bits(want), "c[%u] = %a, expected %a", i, (double)c[i], (double)want);
+	}
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, c));
+	CHECK(zeKernelDestroy(k));
+}
+
+static void test_vadd(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	uint32_t count = 0;
+	CHECK(zeModuleGetKernelNames(m, &count, NULL));
+	const char *name = NULL;
+	EXPECT(count == 1, "%u kernels", count);
+	CHECK(zeModuleGetKernelNames(m, &count, &name));
+	EXPECT(strcmp(name, "vadd") == 0, "kernel %s", name);
+	ze_kernel_handle_t k = e2e_kernel(m, "vadd");
+	const ze_kernel_properties_t kp = props(k);
+	EXPECT(kp.numKernelArgs == 3 && kp.localMemSize == 0 && (kp.maxSubgroupSize == 16 || kp.maxSubgroupSize == 8),
+	       "%u arguments, %u bytes SLM, sub-group %u", kp.numKernelArgs, kp.localMemSize, kp.maxSubgroupSize);
+	/* Argument reflection works as for native modules: sizes are checked. */
+	float *p = NULL;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, zeKernelSetArgumentValue(k, 0, 4, &p));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX, zeKernelSetArgumentValue(k, 3, 8, &p));
+	size_t nlen = 0;
+	CHECK(zeKernelGetName(k, &nlen, NULL));
+	EXPECT(nlen == 5, "name of %zu bytes", nlen);
+	CHECK(zeKernelDestroy(k));
+	run_vadd(e, m, 4096);
+
+	/* The native binary is the ZE-ISA module the SPIR-V became. */
+	size_t size = 0;
+	CHECK(zeModuleGetNativeBinary(m, &size, NULL));
+	EXPECT(size > 64, "native binary of %zu bytes", size);
+	uint8_t *native = malloc(size);
+	CHECK(zeModuleGetNativeBinary(m, &size, native));
+	EXPECT(memcmp(native, "\177ELF", 4) == 0 && native[18] == 0x45 && native[19] == 0x5a,
+	       "the native binary is not a ZE-ISA ELF");
+	ze_module_handle_t m2;
+	char log[1024];
+	CHECK(spirv_build(e, ZE_MODULE_FORMAT_NATIVE, native, size, &m2, log, sizeof(log)));
+	run_vadd(e, m2, 1024);
+	CHECK(zeModuleDestroy(m2));
+	free(native);
+	CHECK(zeModuleDestroy(m));
+	note("vadd: SPIR-V and its native binary, bit-exact");
+}
+
+/* ---- saxpy ------------------------------------------------------------------ */
+
+static void test_saxpy(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "saxpy");
+	EXPECT(props(k).numKernelArgs == 4, "arguments");
+	const uint32_t n = 4099, group = 128;
+	const float a = 2.718281828f;
+	float *x = e2e_alloc_host(e, n * 4), *y = e2e_alloc_shared(e, (n + group) * 4);
+	float *want = malloc(n * 4);
+	uint32_t seed = 777;
+	for (uint32_t i = 0; i < n; i++) {
+		x[i] = (float)(int32_t)(e2e_rand(&seed) % 100000 - 50000) / 7.0f;
+		y[i] = (float)(int32_t)(e2e_rand(&seed) % 100000 - 50000) / 3.0f;
+		want[i] = fmaf(a, x[i], y[i]);
+	}
+	for (uint32_t i = n; i < n + group; i++)
+		y[i] = 42.0f; /* past n: must stay */
+	const e2e_arg_t args[] = {{8, &x}, {8, &y}, {4, &a}, {4, &n}};
+	e2e_set_args(k, 4, args);
+	launch(e, k, group, 1, 1, (n + group - 1) / group, 1, 1);
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT(float_bits(y[i]) == float_bits(want[i]), "y[%u] = %a, expected %a", i, (double)y[i],
+		       (double)want[i]);
+	for (uint32_t i = n; i < n + group; i++)
+		EXPECT(y[i] == 42.0f, "y[%u] written past n", i);
+	free(want);
+	CHECK(zeMemFree(e->ctx, x));
+	CHECK(zeMemFree(e->ctx, y));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+	note("saxpy: %u results bit-exact, the bound respected", n);
+}
+
+/* ---- elementwise -------------------------------------------------------------- */
+
+/* tests/kernels/elementwise.cl on the host.  This file is compiled with
+ * -ffp-contract=off, like the kernel (FP_CONTRACT OFF), so each operation
+ * rounds on its own; fmaf stands for the kernel's fma(). */
+static void elementwise_host(int i, int x, int k, int lid, int gid, int *oi, float *of)
+{
+	int acc;
+	float f;
+	if (x > k) {
+		acc = (int)((uint32_t)x * 3u - (uint32_t)k);
+		f = (float)x * 0.5f;
+	} else {
+		acc = (x ^ 0x55) + (int)((uint32_t)x << 2);
+		f = (float)(x - k) - 1.25f;
+	}
+	const int n = (x & 15) + (i & 3);
+	for (int j = 0; j < n; j++) {
+		acc = (int)((uint32_t)acc + (uint32_t)j * (uint32_t)x);
+		if ((acc & 1) == 0)
+			acc = acc >> 1;
+		f = fmaf(f, 1.5f, (float)j);
+	}
+	const uint32_t u = (uint32_t)acc;
+	const int q = x / 7 + x % 5 - (int)(u / 13u);
+	*oi = (int)((u % 7u == 3u ? u >> 3 : u) + (uint32_t)q + (uint32_t)lid - (uint32_t)gid);
+	*of = f + (float)(int)(f * 0.25f) - (float)u / 1024.0f;
+}
+
+static void test_elementwise(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "elementwise");
+	const uint32_t n = 2048, group = 64;
+	const int kk = 17;
+	int *in = e2e_alloc_shared(e, n * 4), *oi = e2e_alloc_shared(e, n * 4);
+	float *of = e2e_alloc_shared(e, n * 4);
+	uint32_t seed = 31337;
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = (int)(e2e_rand(&seed) % 4001) - 2000;
+	const e2e_arg_t args[] = {{8, &in}, {8, &oi}, {8, &of}, {4, &kk}};
+	e2e_set_args(k, 4, args);
+	launch(e, k, group, 1, 1, n / group, 1, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		int wi;
+		float wf;
+		elementwise_host((int)i, in[i], kk, (int)(i % group), (int)(i / group), &wi, &wf);
+		EXPECT(oi[i] == wi, "out_i[%u] = %d, expected %d (x = %d)", i, oi[i], wi, in[i]);
+		EXPECT(float_bits(of[i]) == float_bits(wf), "out_f[%u] = %a, expected %a (x = %d)", i, (double)of[i],
+		       (double)wf, in[i]);
+	}
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeMemFree(e->ctx, oi));
+	CHECK(zeMemFree(e->ctx, of));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+	note("elementwise: %u work items with divergent branches and loops, bit-exact", n);
+}
+
+/* ---- reduce ------------------------------------------------------------------ */
+
+static void test_reduce(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "reduce");
+	EXPECT(props(k).numKernelArgs == 3, "arguments");
+	for (uint32_t group = 16; group <= 128; group *= 2) {
+		const uint32_t ngroups = 37, n = group * ngroups;
+		int32_t *in = e2e_alloc_device(e, n * 4), *partial = e2e_alloc_shared(e, ngroups * 4);
+		int32_t *host = e2e_alloc_host(e, n * 4);
+		uint32_t seed = 4242 + group;
+		for (uint32_t i = 0; i < n; i++)
+			host[i] = (int32_t)(e2e_rand(&seed) % 2000001) - 1000000;
+		CHECK(zeCommandListAppendMemoryCopy(e->list, in, host, n * 4, NULL, 0, NULL));
+		memset(partial, 0x5a, ngroups * 4);
+		const e2e_arg_t args[] = {{8, &in}, {8, &partial}, {group * 4, NULL}};
+		e2e_set_args(k, 3, args);
+		launch(e, k, group, 1, 1, ngroups, 1, 1);
+		for (uint32_t g = 0; g < ngroups; g++) {
+			int32_t want = 0;
+			for (uint32_t i = g * group; i < (g + 1) * group; i++)
+				want += host[i];
+			EXPECT(partial[g] == want, "group size %u, group %u: sum %d, expected %d", group, g, partial[g],
+			       want);
+		}
+		CHECK(zeMemFree(e->ctx, host));
+		CHECK(zeMemFree(e->ctx, in));
+		CHECK(zeMemFree(e->ctx, partial));
+	}
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+	note("reduce: SLM tree sums with barriers, groups of 16 to 128");
+}
+
+/* ---- histogram ------------------------------------------------------------------ */
+
+static void test_histogram(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "histogram");
+	const ze_kernel_properties_t kp = props(k);
+	EXPECT(kp.numKernelArgs == 5 && kp.localMemSize == 64 * 4, "%u arguments, %u bytes of SLM", kp.numKernelArgs,
+	       kp.localMemSize);
+	const uint32_t n = 5000, group = 32, limit = 40000;
+	uint32_t *data = e2e_alloc_shared(e, n * 4);
+	int32_t *hist = e2e_alloc_shared(e, 64 * 4), *over = e2e_alloc_shared(e, 4);
+	int32_t want[64] = {0}, want_over = 0;
+	uint32_t seed = 2024;
+	for (uint32_t i = 0; i < n; i++) {
+		data[i] = e2e_rand(&seed) % 50000;
+		want[data[i] % 64]++;
+		want_over += data[i] > limit;
+	}
+	memset(hist, 0, 64 * 4);
+	*over = 0;
+	const e2e_arg_t args[] = {{8, &data}, {8, &hist}, {8, &over}, {4, &limit}, {4, &n}};
+	e2e_set_args(k, 5, args);
+	launch(e, k, group, 1, 1, (n + group - 1) / group, 1, 1);
+	for (uint32_t b = 0; b < 64; b++)
+		EXPECT(hist[b] == want[b], "bin %u: %d, expected %d", b, hist[b], want[b]);
+	EXPECT(*over == want_over, "over: %d, expected %d", *over, want_over);
+	CHECK(zeMemFree(e->ctx, data));
+	CHECK(zeMemFree(e->ctx, hist));
+	CHECK(zeMemFree(e->ctx, over));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+	note("histogram: %u values, SLM atomic_inc, global atomic_add and atomic_inc", n);
+}
+
+/* ---- builtins ------------------------------------------------------------------- */
+
+static void test_builtins(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "builtins");
+	/* The hidden group-count argument is not visible. */
+	EXPECT(props(k).numKernelArgs == 1, "%u arguments", props(k).numKernelArgs);
+	const uint32_t L[3] = {8, 3, 2}, N[3] = {3, 2, 4};
+	const uint32_t G[3] = {L[0] * N[0], L[1] * N[1], L[2] * N[2]}, total = G[0] * G[1] * G[2];
+	uint32_t *out = e2e_alloc_shared(e, total * 16 * 4);
+	memset(out, 0xee, total * 16 * 4);
+	const e2e_arg_t args[] = {{8, &out}};
+	e2e_set_args(k, 1, args);
+	launch(e, k, L[0], L[1], L[2], N[0], N[1], N[2]);
+	for (uint32_t z = 0; z < G[2]; z++)
+		for (uint32_t y = 0; y < G[1]; y++)
+			for (uint32_t x = 0; x < G[0]; x++) {
+				const uint32_t *o = out + ((z * G[1] + y) * G[0] + x) * 16;
+				const uint32_t g[3] = {x, y, z};
+				for (int d = 0; d < 3; d++) {
+					EXPECT(o[d] == g[d], "(%u,%u,%u): global id %d = %u", x, y, z, d, o[d]);
+					EXPECT(o[3 + d] == g[d] % L[d], "(%u,%u,%u): local id %d = %u", x, y, z, d, o[3 + d]);
+					EXPECT(o[6 + d] == g[d] / L[d], "(%u,%u,%u): group id %d = %u", x, y, z, d, o[6 + d]);
+					EXPECT(o[9 + d] == L[d], "(%u,%u,%u): local size %d = %u", x, y, z, d, o[9 + d]);
+					EXPECT(o[12 + d] == N[d], "(%u,%u,%u): num groups %d = %u", x, y, z, d, o[12 + d]);
+				}
+				EXPECT(o[15] == G[2], "(%u,%u,%u): global size 2 = %u", x, y, z, o[15]);
+			}
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+	note("builtins: %u work items in 3-D", total);
+}
+
+/* ---- specialization constants ------------------------------------------------- */
+
+static void run_spec(e2e_t *e, const char *path, const ze_module_constants_t *sc, uint32_t scale, int flag,
+		     uint64_t offset)
+{
+	size_t size;
+	uint8_t *bin = read_file(path, &size);
+	ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bin, "", sc};
+	ze_module_handle_t m;
+	CHECK(zeModuleCreate(e->ctx, e->dev, &md, &m, NULL));
+	free(bin);
+	ze_kernel_handle_t k = e2e_kernel(m, "spec");
+	const uint32_t n = 64;
+	uint32_t *out = e2e_alloc_shared(e, n * 4);
+	const e2e_arg_t args[] = {{8, &out}};
+	e2e_set_args(k, 1, args);
+	launch(e, k, 16, 1, 1, n / 16, 1, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t want = i * scale * scale + (flag ? (uint32_t)offset : 0);
+		EXPECT(out[i] == want, "out[%u] = %u, expected %u", i, out[i], want);
+	}
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+}
+
+static void test_spec(e2e_t *e, const char *path)
+{
+	run_spec(e, path, NULL, 3, 0, 100); /* the defaults */
+	const uint32_t scale = 5;
+	const uint8_t flag = 1;
+	const uint64_t offset = 7;
+	const uint32_t ids[3] = {1, 2, 3};
+	const void *values[3] = {&scale, &flag, &offset};
+	const ze_module_constants_t sc = {3, ids, values};
+	run_spec(e, path, &sc, 5, 1, 7);
+	const uint32_t one_id[1] = {3}; /* only the offset: the flag stays false */
+	const void *one_value[1] = {&offset};
+	const ze_module_constants_t sc1 = {1, one_id, one_value};
+	run_spec(e, path, &sc1, 3, 0, 7);
+	note("spec: specialization constants, defaults and overrides (32-bit, bool, 64-bit, OpSpecConstantOp)");
+}
+
+int main(int argc, char **argv)
+{
+	EXPECT(argc == 3, "usage: test_spirv KERNEL MODULE.spv");
+	e2e_t e;
+	e2e_init(&e);
+	const char *which = argv[1], *path = argv[2];
+	if (strcmp(which, "vadd") == 0)
+		test_vadd(&e, path);
+	else if (strcmp(which, "saxpy") == 0)
+		test_saxpy(&e, path);
+	else if (strcmp(which, "elementwise") == 0)
+		test_elementwise(&e, path);
+	else if (strcmp(which, "reduce") == 0)
+		test_reduce(&e, path);
+	else if (strcmp(which, "histogram") == 0)
+		test_histogram(&e, path);
+	else if (strcmp(which, "builtins") == 0)
+		test_builtins(&e, path);
+	else if (strcmp(which, "spec") == 0)
+		test_spec(&e, path);
+	else
+		EXPECT(0, "unknown kernel %s", which);
+	e2e_fini(&e);
+	return 0;
+}
