@@ -821,6 +821,9 @@ static int check_debug_line(struct reader *r, zm_module_t *m)
 	const struct rsec *s = find_section(r, ".debug_line", NULL);
 	if (!s)
 		return 0;
+	if (s->sh.sh_size && !s->data)
+		return fail(r->err, r->len, ".debug_line has type %u and no contents in the file",
+			    s->sh.sh_type);
 	uint64_t off = 0;
 	while (off < s->sh.sh_size) {
 		uint64_t left = s->sh.sh_size - off;
