@@ -27,7 +27,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fuzzer", required=True)
     ap.add_argument("--kind", choices=["asm", "module"], required=True)
-    ap.add_argument("--seconds", type=int, default=25)
+    ap.add_argument("--seconds", type=int, default=25, help="time cap")
+    ap.add_argument("--runs", type=int, default=0,
+                    help="inputs to try (0: until --seconds); with the fixed seed a CI run is reproducible")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--as", dest="as_path", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--seeds", nargs="+", default=[])
@@ -57,7 +60,8 @@ def main():
     if count == 0:
         sys.exit("run_fuzz: no seeds")
     print(f"run_fuzz: {count} seeds, fuzzing {pathlib.Path(a.fuzzer).name} for {a.seconds} s", flush=True)
-    r = subprocess.run([a.fuzzer, f"-max_total_time={a.seconds}", "-rss_limit_mb=2048", "-timeout=20",
+    limits = [f"-max_total_time={a.seconds}", f"-seed={a.seed}"] + ([f"-runs={a.runs}"] if a.runs else [])
+    r = subprocess.run([a.fuzzer, *limits, "-rss_limit_mb=2048", "-timeout=20",
                         "-print_final_stats=1", f"-artifact_prefix={work}/", str(corpus)],
                        capture_output=True, text=True)
     stats = [l for l in r.stderr.splitlines() if l.startswith("stat::") or "DONE" in l]
