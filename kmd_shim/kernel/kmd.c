@@ -207,6 +207,15 @@ static void *handle_get(handles_t *h, uint32_t id)
 	return id >= 1 && id <= h->n ? h->slot[id - 1] : NULL;
 }
 
+/* Remove a handle; returns the object (whose reference the caller drops), or NULL. */
+static void *handle_take(handles_t *h, uint32_t id)
+{
+	void *obj = handle_get(h, id);
+	if (obj)
+		h->slot[id - 1] = NULL;
+	return obj;
+}
+
 /* ---- object lifetimes ------------------------------------------------------- */
 
 static void bo_unref(zk_kmd_t *k, zk_bo_t *bo)
@@ -803,10 +812,9 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		struct drm_zesim_gem_close *c = ARG(struct drm_zesim_gem_close);
 		if (c->pad)
 			return -EINVAL;
-		zk_bo_t *bo = handle_get(&f->bos, c->handle);
+		zk_bo_t *bo = handle_take(&f->bos, c->handle);
 		if (!bo)
 			return -ENOENT;
-		f->bos.slot[c->handle - 1] = NULL;
 		bo_unref(k, bo);
 		return 0;
 	}
@@ -833,10 +841,9 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		struct drm_zesim_vm_destroy *v = ARG(struct drm_zesim_vm_destroy);
 		if (v->pad || !CHECK_RESERVED(v))
 			return -EINVAL;
-		zk_vm_t *vm = handle_get(&f->vms, v->vm_id);
+		zk_vm_t *vm = handle_take(&f->vms, v->vm_id);
 		if (!vm)
 			return -ENOENT;
-		f->vms.slot[v->vm_id - 1] = NULL;
 		vm_unref(k, vm);
 		return 0;
 	}
@@ -874,10 +881,9 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		struct drm_zesim_exec_queue_destroy *d = ARG(struct drm_zesim_exec_queue_destroy);
 		if (d->pad || !CHECK_RESERVED(d))
 			return -EINVAL;
-		zk_queue_t *q = handle_get(&f->queues, d->exec_queue_id);
+		zk_queue_t *q = handle_take(&f->queues, d->exec_queue_id);
 		if (!q)
 			return -ENOENT;
-		f->queues.slot[d->exec_queue_id - 1] = NULL;
 		queue_unref(k, q);
 		return 0;
 	}
