@@ -254,4 +254,24 @@ static inline opnd_t o_grf(uint32_t reg) { return (opnd_t){O_GRF, 0, 0, 0, reg};
 uint32_t spv_new_vreg(spv_ctx_t *c, uint32_t size);
 inst_t *spv_emit_to(spv_ctx_t *c, blk_t *b, const inst_t *in);
 
+/* The IR builder (spv_lower.c), emitting into the block being lowered.  Results
+ * are new vregs, or immediates when folded; operands may carry neg/abs (folded
+ * into immediates); at most one immediate per instruction is kept, others are
+ * moved into vregs.  Only f0 and f1 exist: a flag set by spv_cmp_flag is read
+ * by the instructions that follow, before the next compare on that flag. */
+opnd_t spv_alu(spv_ctx_t *c, uint8_t op, uint8_t dt, uint8_t st, opnd_t a, opnd_t b, opnd_t cc);
+opnd_t spv_mov(spv_ctx_t *c, uint8_t t, opnd_t a);                   /* always a new vreg */
+void spv_cmp_flag(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b, uint8_t flag);
+void spv_cmp_flag_and(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b, uint8_t flag); /* flag &= a cmod b */
+opnd_t spv_cmp_bool(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b); /* 0 / ~0 */
+opnd_t spv_sel(spv_ctx_t *c, uint8_t flag, uint8_t inv, opnd_t a, opnd_t b);    /* f ? a : b (inv: !f) */
+opnd_t spv_mulhu(spv_ctx_t *c, opnd_t a, opnd_t b);                   /* high 32 bits of a*b, unsigned */
+
+/* spv_math.c: the OpenCL.std instructions computed by code sequences (exp, log,
+ * sin, floor, clz, ...), one 32-bit component at a time.  x[0..2] are the
+ * operands' leaves for this component (O_NULL when absent), `width` the
+ * result's element width, `is_float` whether it is a float.  Returns 1 and sets
+ * *o when it handles instruction n, 0 when n is not one of its instructions. */
+int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *x, int is_float, opnd_t *o);
+
 #endif

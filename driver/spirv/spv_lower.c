@@ -2499,7 +2499,8 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		case OpenCLstd_SMul24:
 		case OpenCLstd_UMul24: *o = alu3(c, ZE_OP_MUL, U, x[0], x[1]); break;
 		default:
-			spv_fail(c, in->off, "OpenCL.std instruction '%s' is not supported yet", ocl_name(n));
+			if (!spv_math_ocl(c, n, x, cr.et->k == TY_FLOAT, o))
+				spv_fail(c, in->off, "OpenCL.std instruction '%s' is not supported yet", ocl_name(n));
 		}
 	}
 }
@@ -2997,4 +2998,41 @@ void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e)
 	}
 	phi_copies(c);
 	c->cur = NULL;
+}
+
+/* ---- the IR builder, for the other lowering files (spv_math.c) ---------------------- */
+
+opnd_t spv_alu(spv_ctx_t *c, uint8_t op, uint8_t dt, uint8_t st, opnd_t a, opnd_t b, opnd_t cc)
+{
+	return alu(c, op, dt, st, a, b, cc);
+}
+
+opnd_t spv_mov(spv_ctx_t *c, uint8_t t, opnd_t a)
+{
+	return mov_to_vreg(c, t, a);
+}
+
+void spv_cmp_flag(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b, uint8_t flag)
+{
+	cmp_flag(c, cmod, t, a, b, flag);
+}
+
+void spv_cmp_flag_and(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b, uint8_t flag)
+{
+	cmp_flag_and(c, cmod, t, a, b, flag);
+}
+
+opnd_t spv_cmp_bool(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b)
+{
+	return cmp_bool(c, cmod, t, a, b);
+}
+
+opnd_t spv_sel(spv_ctx_t *c, uint8_t flag, uint8_t inv, opnd_t a, opnd_t b)
+{
+	return sel(c, flag, inv, a, b);
+}
+
+opnd_t spv_mulhu(spv_ctx_t *c, opnd_t a, opnd_t b)
+{
+	return mulhu(c, a, b);
 }
