@@ -267,6 +267,14 @@ opnd_t spv_cmp_bool(spv_ctx_t *c, uint8_t cmod, uint8_t t, opnd_t a, opnd_t b); 
 opnd_t spv_sel(spv_ctx_t *c, uint8_t flag, uint8_t inv, opnd_t a, opnd_t b);    /* f ? a : b (inv: !f) */
 opnd_t spv_mulhu(spv_ctx_t *c, opnd_t a, opnd_t b);                   /* high 32 bits of a*b, unsigned */
 
+val_t *spv_def_val(spv_ctx_t *c, uint32_t id, uint32_t type); /* the value of result id (leaves to fill) */
+const val_t *spv_use(spv_ctx_t *c, uint32_t id);                /* an operand's value (fails if undefined) */
+void spv_send(spv_ctx_t *c, uint32_t msg, uint32_t atomic, opnd_t d, opnd_t a, opnd_t p, opnd_t b);
+opnd_t spv_in_grf(spv_ctx_t *c, opnd_t a);                      /* the operand as a plain GRF vector */
+
+/* spv_printf.c: OpenCL.std printf. */
+void spv_printf(spv_ctx_t *c, const spv_inst_t *in);
+
 /* spv_math.c: the OpenCL.std instructions computed by code sequences (exp, log,
  * sin, floor, clz, ...), one 32-bit component at a time.  x[0..2] are the
  * operands' leaves for this component (O_NULL when absent), `width` the

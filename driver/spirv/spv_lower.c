@@ -2409,6 +2409,10 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 	}
 	if (!c->m->ocl_set[set])
 		return; /* NonSemantic.*: no effect on the program */
+	if (n == OpenCLstd_Printf) {
+		spv_printf(c, in);
+		return;
+	}
 	const uint8_t U = ZE_TYPE_UD, D = ZE_TYPE_D, F = ZE_TYPE_F;
 	const uint32_t nargs = in->nwords - 5u;
 	const val_t *a[3] = {NULL, NULL, NULL};
@@ -3035,4 +3039,24 @@ opnd_t spv_sel(spv_ctx_t *c, uint8_t flag, uint8_t inv, opnd_t a, opnd_t b)
 opnd_t spv_mulhu(spv_ctx_t *c, opnd_t a, opnd_t b)
 {
 	return mulhu(c, a, b);
+}
+
+val_t *spv_def_val(spv_ctx_t *c, uint32_t id, uint32_t type)
+{
+	return def_val(c, id, type);
+}
+
+const val_t *spv_use(spv_ctx_t *c, uint32_t id)
+{
+	return use(c, id);
+}
+
+void spv_send(spv_ctx_t *c, uint32_t msg, uint32_t atomic, opnd_t d, opnd_t a, opnd_t p, opnd_t b)
+{
+	send(c, msg, atomic, d, a, p, b);
+}
+
+opnd_t spv_in_grf(spv_ctx_t *c, opnd_t a)
+{
+	return in_grf(c, a);
 }
