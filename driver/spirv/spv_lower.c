@@ -194,10 +194,10 @@ static void make_type(spv_ctx_t *c, const spv_inst_t *in)
 	}
 }
 
-/* The byte offsets of each leaf of a type stored in memory (at most
- * MAX_LEAVES). */
+/* The byte offset and width in bits (8, 16 or 32) of each leaf of a type
+ * stored in memory (at most MAX_LEAVES). */
 #define MAX_LEAVES 256u
-static void leaf_offsets(spv_ctx_t *c, uint32_t type, uint32_t base, uint32_t *out, uint32_t *n)
+static void leaf_layout(spv_ctx_t *c, uint32_t type, uint32_t base, uint32_t *out, uint8_t *wid, uint32_t *n)
 {
 	const spv_type_t *t = ty(c, type);
 	if (*n + (t->nleaf < MAX_LEAVES ? t->nleaf : MAX_LEAVES + 1) > MAX_LEAVES)
@@ -205,9 +205,12 @@ static void leaf_offsets(spv_ctx_t *c, uint32_t type, uint32_t base, uint32_t *o
 	switch (t->k) {
 	case TY_INT:
 	case TY_FLOAT:
+		wid[*n] = (uint8_t)(t->width < 32 ? t->width : 32);
 		out[(*n)++] = base;
-		if (t->width == 64)
+		if (t->width == 64) {
+			wid[*n] = 32;
 			out[(*n)++] = base + 4;
+		}
 		return;
 	case TY_PTR:
 		spv_fail(c, c->cur_word, "pointers stored in memory are not supported yet");
@@ -215,12 +218,12 @@ static void leaf_offsets(spv_ctx_t *c, uint32_t type, uint32_t base, uint32_t *o
 	case TY_ARRAY: {
 		const spv_type_t *e = ty(c, t->elem);
 		for (uint32_t i = 0; i < t->count; i++)
-			leaf_offsets(c, t->elem, base + i * e->size, out, n);
+			leaf_layout(c, t->elem, base + i * e->size, out, wid, n);
 		return;
 	}
 	case TY_STRUCT:
 		for (uint32_t i = 0; i < t->nmemb; i++)
-			leaf_offsets(c, t->memb[i], base + t->moff[i], out, n);
+			leaf_layout(c, t->memb[i], base + t->moff[i], out, wid, n);
 		return;
 	default:
 		spv_fail(c, c->cur_word, "values of type %%%u cannot be loaded or stored", type);
@@ -233,9 +236,6 @@ static void check_value_type(spv_ctx_t *c, uint32_t type)
 	const spv_type_t *t = ty(c, type);
 	switch (t->k) {
 	case TY_INT:
-		if (t->width < 32)
-			spv_fail(c, c->cur_word, "%u-bit integer values (%s) are not supported yet", t->width,
-				 t->width == 8 ? "char" : "short");
 		return;
 	case TY_FLOAT:
 		if (t->width != 32)
@@ -416,6 +416,8 @@ static void make_constant(spv_ctx_t *c, const spv_inst_t *in)
 		uint64_t v = in->w[3] | (in->nwords > 4 ? (uint64_t)in->w[4] << 32 : 0);
 		if (in->opcode == SpvOpSpecConstant)
 			spec_override(c, id, t->size, &v);
+		if (t->k == TY_INT && t->width < 32)
+			v &= (1u << t->width) - 1; /* narrow integers are held zero-extended */
 		val_t *cv = new_const(c, id, type, t->nleaf);
 		cv->leaf[0] = o_imm((uint32_t)v);
 		if (t->nleaf > 1)
@@ -1046,7 +1048,12 @@ static inst_t *emit(spv_ctx_t *c, const inst_t *tmpl)
 	inst_t in = *tmpl;
 	if (in.op != ZE_OP_SEND) {
 		int imms = 0;
+		const int logic = in.op == ZE_OP_AND || in.op == ZE_OP_OR || in.op == ZE_OP_XOR || in.op == ZE_OP_NOT ||
+				  in.op == ZE_OP_SHL || in.op == ZE_OP_SHR || in.op == ZE_OP_ASR;
 		for (int i = 0; i < 3; i++) {
+			/* logic and shifts take no source modifiers: apply them first */
+			if (logic && in.s[i].k != O_I && (in.s[i].neg || in.s[i].abs))
+				in.s[i] = mov_to_vreg(c, in.st == ZE_TYPE_F ? ZE_TYPE_UD : in.st, in.s[i]);
 			in.s[i] = fold_imm_mods(in.s[i], in.st);
 			if (in.s[i].k == O_I && ++imms > 1)
 				in.s[i] = mov_to_vreg(c, in.st, in.s[i]);
@@ -1185,6 +1192,31 @@ static opnd_t mul_const(spv_ctx_t *c, opnd_t a, uint32_t k)
 	if (sh > 0)
 		return alu3(c, ZE_OP_SHL, ZE_TYPE_UD, a, o_imm((uint32_t)sh));
 	return alu3(c, ZE_OP_MUL, ZE_TYPE_UD, a, o_imm(k));
+}
+
+/* ---- 8- and 16-bit integers ---------------------------------------------------------
+ * A narrow integer is held in a 32-bit leaf, zero-extended: operations that can
+ * set higher bits are truncated again, signed ones see the sign-extended value. */
+
+static uint32_t wmask(uint32_t width)
+{
+	return width >= 32 ? 0xffffffffu : (1u << width) - 1u;
+}
+
+static opnd_t trunc_w(spv_ctx_t *c, opnd_t a, uint32_t width)
+{
+	if (width >= 32)
+		return a;
+	return alu3(c, ZE_OP_AND, ZE_TYPE_UD, a, o_imm(wmask(width)));
+}
+
+static opnd_t sext_w(spv_ctx_t *c, opnd_t a, uint32_t width)
+{
+	if (width >= 32)
+		return a;
+	if (a.k == O_I && plain(a))
+		return o_imm((uint32_t)(((a.v & wmask(width)) ^ (1u << (width - 1))) - (1u << (width - 1))));
+	return alu3(c, ZE_OP_ASR, ZE_TYPE_UD, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, a, o_imm(32 - width)), o_imm(32 - width));
 }
 
 /* cmp writing a flag that the next instructions read. */
@@ -1632,10 +1664,22 @@ static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 			v->root = (root_t){R_SLM, 0, 0, 0};
 			v->leaf[0] = o_s(reg, sub);
 		} else {
+			/* dwords of the argument area; narrow leaves (char, short,
+			 * uchar4) are extracted at the top of the entry block */
+			uint32_t offs[MAX_LEAVES + 1], nl = 0;
+			uint8_t wid[MAX_LEAVES + 1];
+			leaf_layout(c, a->type, a->offset, offs, wid, &nl);
+			need(c, nl == v->n, "(kernel argument) of an inconsistent type");
+			c->cur = &c->blk[c->rpo_list[0]];
 			for (uint32_t j = 0; j < v->n; j++) {
-				const uint32_t o = a->offset + 4 * j;
-				v->leaf[j] = o_s(7 + o / 32, (o / 4) % 8);
+				const uint32_t o = offs[j];
+				const opnd_t dw = o_s(7 + o / 32, (o / 4) % 8);
+				if (wid[j] == 32)
+					v->leaf[j] = dw;
+				else
+					v->leaf[j] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, dw, o_imm((o & 3) * 8)), wid[j]);
 			}
+			c->cur = NULL;
 		}
 	}
 	c->arg_bytes = align_up(off, 4);
@@ -1824,6 +1868,38 @@ static void access_chain(spv_ctx_t *c, const spv_inst_t *in)
 	r->leaf[0] = off;
 }
 
+/* One dword of global or local memory at byte offset `off` from p's root. */
+static opnd_t mem_dword(spv_ctx_t *c, const val_t *p, opnd_t off)
+{
+	const opnd_t a = in_grf(c, off), d = vnew(c);
+	if (p->root.k == R_GLOBAL)
+		send(c, ZE_MSG_LOAD, 0, d, a, o_null(), o_s(p->root.breg, p->root.bsub));
+	else
+		send(c, ZE_MSG_SLM_LOAD, 0, d, a, o_null(), o_null());
+	return d;
+}
+
+static void store_dword(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t v)
+{
+	const opnd_t a = in_grf(c, off), d = in_grf(c, v);
+	if (p->root.k == R_GLOBAL)
+		send(c, ZE_MSG_STORE, 0, o_null(), a, d, o_s(p->root.breg, p->root.bsub));
+	else
+		send(c, ZE_MSG_SLM_STORE, 0, o_null(), a, d, o_null());
+}
+
+/* dword = (dword & keep) | bits, as two atomics: work items storing other
+ * bytes of the same dword at the same time keep theirs. */
+static void merge_dword(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t keep, opnd_t bits)
+{
+	const opnd_t a = in_grf(c, off);
+	const int g = p->root.k == R_GLOBAL;
+	const uint32_t msg = g ? ZE_MSG_ATOMIC : ZE_MSG_SLM_ATOMIC;
+	const opnd_t base = g ? o_s(p->root.breg, p->root.bsub) : o_null();
+	send(c, msg, ZE_ATOMIC_AND, o_null(), a, in_grf(c, keep), base);
+	send(c, msg, ZE_ATOMIC_OR, o_null(), a, in_grf(c, bits), base);
+}
+
 static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 {
 	const val_t *p = use(c, ptr);
@@ -1835,17 +1911,36 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 	}
 	check_mem_root(c, p);
 	uint32_t offs[MAX_LEAVES + 1], n = 0;
-	leaf_offsets(c, type, 0, offs, &n);
+	uint8_t wid[MAX_LEAVES + 1];
+	leaf_layout(c, type, 0, offs, wid, &n);
 	if (n != r->n)
 		spv_fail(c, c->cur_word, "internal: load of %u parts into %u", n, r->n);
+	const uint32_t align = ty(c, type)->align;
+	/* dwords already loaded (narrow leaves of an aligned value share them) */
+	uint32_t dw_off[MAX_LEAVES + 1], ndw = 0;
+	opnd_t dw_val[MAX_LEAVES + 1];
 	for (uint32_t i = 0; i < n; i++) {
-		const opnd_t a = in_grf(c, add_u(c, p->leaf[0], o_imm(offs[i])));
-		const opnd_t d = vnew(c);
-		if (p->root.k == R_GLOBAL)
-			send(c, ZE_MSG_LOAD, 0, d, a, o_null(), o_s(p->root.breg, p->root.bsub));
-		else
-			send(c, ZE_MSG_SLM_LOAD, 0, d, a, o_null(), o_null());
-		r->leaf[i] = d;
+		if (wid[i] == 32 || align >= 4) {
+			/* the dword holding the leaf is at a known offset */
+			if (wid[i] == 32 && (offs[i] & 3))
+				spv_fail(c, c->cur_word, "a 32-bit value at an offset that is not a multiple of 4 (packed "
+					 "structures) is not supported");
+			const uint32_t o = offs[i] & ~3u, sh = (offs[i] & 3) * 8;
+			uint32_t k = 0;
+			while (k < ndw && dw_off[k] != o)
+				k++;
+			if (k == ndw) {
+				dw_off[ndw] = o;
+				dw_val[ndw++] = mem_dword(c, p, add_u(c, p->leaf[0], o_imm(o)));
+			}
+			r->leaf[i] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, dw_val[k], o_imm(sh)), wid[i]);
+		} else {
+			/* anywhere in a dword */
+			const opnd_t addr = add_u(c, p->leaf[0], o_imm(offs[i]));
+			const opnd_t dw = mem_dword(c, p, alu3(c, ZE_OP_AND, ZE_TYPE_UD, addr, o_imm(~3u)));
+			const opnd_t sh = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, addr, o_imm(3)), o_imm(3));
+			r->leaf[i] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, dw, sh), wid[i]);
+		}
 	}
 }
 
@@ -1854,16 +1949,48 @@ static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 	const val_t *p = use(c, ptr);
 	check_mem_root(c, p);
 	uint32_t offs[MAX_LEAVES + 1], n = 0;
-	leaf_offsets(c, v->type, 0, offs, &n);
+	uint8_t wid[MAX_LEAVES + 1];
+	leaf_layout(c, v->type, 0, offs, wid, &n);
 	if (n != v->n)
 		spv_fail(c, c->cur_word, "internal: store of %u parts from %u", n, v->n);
+	const uint32_t align = ty(c, v->type)->align;
+	uint8_t done[MAX_LEAVES + 1] = {0};
 	for (uint32_t i = 0; i < n; i++) {
-		const opnd_t a = in_grf(c, add_u(c, p->leaf[0], o_imm(offs[i])));
-		const opnd_t d = in_grf(c, v->leaf[i]);
-		if (p->root.k == R_GLOBAL)
-			send(c, ZE_MSG_STORE, 0, o_null(), a, d, o_s(p->root.breg, p->root.bsub));
-		else
-			send(c, ZE_MSG_SLM_STORE, 0, o_null(), a, d, o_null());
+		if (done[i])
+			continue;
+		if (wid[i] == 32) {
+			if (offs[i] & 3)
+				spv_fail(c, c->cur_word, "a 32-bit value at an offset that is not a multiple of 4 (packed "
+					 "structures) is not supported");
+			store_dword(c, p, add_u(c, p->leaf[0], o_imm(offs[i])), v->leaf[i]);
+		} else if (align >= 4) {
+			/* every narrow leaf in this dword: a whole dword is stored, a
+			 * part is merged with atomics (other work items may store the
+			 * other bytes at the same time) */
+			const uint32_t o = offs[i] & ~3u;
+			uint32_t bits = 0;
+			opnd_t val = o_imm(0);
+			for (uint32_t k = i; k < n; k++) {
+				if (done[k] || wid[k] == 32 || (offs[k] & ~3u) != o)
+					continue;
+				const uint32_t sh = (offs[k] & 3) * 8;
+				bits |= wmask(wid[k]) << sh;
+				val = alu3(c, ZE_OP_OR, ZE_TYPE_UD, val, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, v->leaf[k], o_imm(sh)));
+				done[k] = 1;
+			}
+			const opnd_t addr = add_u(c, p->leaf[0], o_imm(o));
+			if (bits == 0xffffffffu) {
+				store_dword(c, p, addr, val);
+			} else {
+				merge_dword(c, p, addr, o_imm(~bits), val);
+			}
+		} else {
+			const opnd_t addr = add_u(c, p->leaf[0], o_imm(offs[i]));
+			const opnd_t sh = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, addr, o_imm(3)), o_imm(3));
+			const opnd_t keep = alu2(c, ZE_OP_NOT, ZE_TYPE_UD, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, mov_to_vreg(c, ZE_TYPE_UD, o_imm(wmask(wid[i]))), sh));
+			merge_dword(c, p, alu3(c, ZE_OP_AND, ZE_TYPE_UD, addr, o_imm(~3u)), keep,
+				    alu3(c, ZE_OP_SHL, ZE_TYPE_UD, v->leaf[i], sh));
+		}
 	}
 }
 
@@ -1961,6 +2088,29 @@ static void int_op(spv_ctx_t *c, const spv_inst_t *in, uint32_t width, const opn
 {
 	const uint8_t U = ZE_TYPE_UD;
 	const uint32_t op = in->opcode;
+	if (width < 32) {
+		switch (op) {
+		case SpvOpBitwiseAnd:
+		case SpvOpBitwiseOr:
+		case SpvOpBitwiseXor:
+		case SpvOpShiftRightLogical:
+		case SpvOpUDiv:
+		case SpvOpUMod:
+			break; /* zero-extended in, zero-extended out */
+		case SpvOpShiftRightArithmetic:
+			r[0] = trunc_w(c, alu3(c, ZE_OP_ASR, U, sext_w(c, a[0], width), b[0]), width);
+			return;
+		case SpvOpSDiv:
+		case SpvOpSRem:
+		case SpvOpSMod:
+			r[0] = trunc_w(c, sdivrem(c, op, sext_w(c, a[0], width), sext_w(c, b[0], width)), width);
+			return;
+		default:
+			int_op(c, in, 32, a, b, r);
+			r[0] = trunc_w(c, r[0], width);
+			return;
+		}
+	}
 	if (width == 64) {
 		switch (op) {
 		case SpvOpIAdd: add64(c, a, b, r); return;
@@ -2034,6 +2184,14 @@ static opnd_t compare(spv_ctx_t *c, const spv_inst_t *in, uint32_t width, const 
 {
 	const uint8_t U = ZE_TYPE_UD, D = ZE_TYPE_D, F = ZE_TYPE_F;
 	const uint32_t op = in->opcode;
+	opnd_t na[1], nb[1];
+	if (width < 32 && (op == SpvOpSGreaterThan || op == SpvOpSGreaterThanEqual || op == SpvOpSLessThan ||
+			   op == SpvOpSLessThanEqual)) {
+		na[0] = sext_w(c, a[0], width);
+		nb[0] = sext_w(c, b[0], width);
+		a = na;
+		b = nb;
+	}
 	if (width == 64) {
 		switch (op) {
 		case SpvOpIEqual: return eq64(c, a, b);
@@ -2156,13 +2314,20 @@ static void convert(spv_ctx_t *c, const spv_inst_t *in)
 		const uint32_t wa = ca.et->width, wr = cr.et->width;
 		switch (in->opcode) {
 		case SpvOpUConvert:
-		case SpvOpSConvert:
-			lr[0] = la[0];
+		case SpvOpSConvert: {
+			/* narrow or widen the low leaf, then the high one */
+			opnd_t lo = la[0];
+			if (wr < wa)
+				lo = trunc_w(c, lo, wr);
+			else if (in->opcode == SpvOpSConvert && wa < 32)
+				lo = trunc_w(c, sext_w(c, lo, wa), wr);
+			lr[0] = lo;
 			if (wr == 64)
 				lr[1] = wa == 64 ? la[1]
-					: in->opcode == SpvOpSConvert ? alu3(c, ZE_OP_ASR, U, la[0], o_imm(31))
+					: in->opcode == SpvOpSConvert ? alu3(c, ZE_OP_ASR, U, lo, o_imm(31))
 								       : o_imm(0);
 			break;
+		}
 		case SpvOpConvertSToF:
 		case SpvOpConvertUToF:
 			if (wa == 64) {
@@ -2183,7 +2348,8 @@ static void convert(spv_ctx_t *c, const spv_inst_t *in)
 				if (sgn)
 					lr[0] = alu3(c, ZE_OP_XOR, U, lr[0], alu3(c, ZE_OP_AND, U, s, o_imm(0x80000000u)));
 			} else {
-				lr[0] = alu(c, ZE_OP_MOV, F, in->opcode == SpvOpConvertSToF ? D : U, la[0], o_null(), o_null());
+				const int sgn = in->opcode == SpvOpConvertSToF;
+				lr[0] = alu(c, ZE_OP_MOV, F, sgn ? D : U, sgn ? sext_w(c, la[0], wa) : la[0], o_null(), o_null());
 			}
 			break;
 		case SpvOpConvertFToS:
@@ -2210,7 +2376,8 @@ static void convert(spv_ctx_t *c, const spv_inst_t *in)
 					lr[1] = h;
 				}
 			} else {
-				lr[0] = alu(c, ZE_OP_MOV, t, F, la[0], o_null(), o_null());
+				/* (out-of-range values are undefined in OpenCL C) */
+				lr[0] = trunc_w(c, alu(c, ZE_OP_MOV, t, F, la[0], o_null(), o_null()), wr);
 			}
 			break;
 		}
@@ -2227,11 +2394,39 @@ static void bitcast(spv_ctx_t *c, const spv_inst_t *in)
 	if ((rt->k == TY_PTR) != (at->k == TY_PTR))
 		spv_fail(c, in->off, "OpBitcast between pointers and integers is not supported yet");
 	val_t *r = def_val(c, in->result, in->type);
-	if (r->n != a->n)
-		spv_fail(c, in->off, "OpBitcast between types of different sizes");
-	memcpy(r->leaf, a->leaf, a->n * sizeof(opnd_t));
-	if (rt->k == TY_PTR)
+	if (rt->k == TY_PTR) {
+		memcpy(r->leaf, a->leaf, a->n * sizeof(opnd_t));
 		r->root = a->root;
+		return;
+	}
+	/* The bits of the leaves in order, regrouped: narrow leaves are packed
+	 * into or extracted from 32-bit ones (as_uint(uchar4), as_char4(int)). */
+	uint8_t wa[MAX_LEAVES + 1], wr[MAX_LEAVES + 1];
+	uint32_t oa[MAX_LEAVES + 1], orr[MAX_LEAVES + 1], na = 0, nr = 0;
+	leaf_layout(c, a->type, 0, oa, wa, &na);
+	leaf_layout(c, in->type, 0, orr, wr, &nr);
+	uint32_t bits_a = 0, bits_r = 0;
+	for (uint32_t i = 0; i < na; i++)
+		bits_a += wa[i];
+	for (uint32_t i = 0; i < nr; i++)
+		bits_r += wr[i];
+	if (bits_a != bits_r || na != a->n || nr != r->n)
+		spv_fail(c, in->off, "OpBitcast between types of different sizes");
+	uint32_t ia = 0, at_a = 0; /* leaf of a holding bit `pos`, its first bit */
+	for (uint32_t j = 0, pos = 0; j < nr; pos += wr[j], j++) {
+		while (at_a + wa[ia] <= pos)
+			at_a += wa[ia++];
+		if (wa[ia] == wr[j] && at_a == pos) {
+			r->leaf[j] = a->leaf[ia];
+		} else if (wa[ia] > wr[j]) { /* a piece of a wider leaf */
+			r->leaf[j] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, a->leaf[ia], o_imm(pos - at_a)), wr[j]);
+		} else { /* several narrower leaves */
+			opnd_t v = o_imm(0);
+			for (uint32_t k = ia, p = at_a; p < pos + wr[j]; p += wa[k], k++)
+				v = alu3(c, ZE_OP_OR, ZE_TYPE_UD, v, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, a->leaf[k], o_imm(p - pos)));
+			r->leaf[j] = v;
+		}
+	}
 }
 
 /* ---- composites ------------------------------------------------------------------------ */
@@ -2399,6 +2594,94 @@ static const char *ocl_name(uint32_t n)
 	return x ? x->name : "?";
 }
 
+/* OpenCL.std integer instructions on 8- and 16-bit components.  Those whose
+ * result depends on the width are done here (returns 1); for the others the
+ * 32-bit code is right once signed operands are sign-extended (*sext set)
+ * and the result truncated. */
+static int narrow_ocl(spv_ctx_t *c, uint32_t n, opnd_t *x, uint32_t w, opnd_t *o, int *sext)
+{
+	const uint8_t U = ZE_TYPE_UD, D = ZE_TYPE_D;
+	const uint32_t smin = 0u - (1u << (w - 1)), smax = (1u << (w - 1)) - 1u;
+	*sext = 0;
+	switch (n) {
+	case OpenCLstd_SAbs:
+	case OpenCLstd_SAbs_diff:
+	case OpenCLstd_SHadd:
+	case OpenCLstd_SRhadd:
+	case OpenCLstd_SClamp:
+	case OpenCLstd_SMax:
+	case OpenCLstd_SMin:
+	case OpenCLstd_SMad24:
+	case OpenCLstd_SMul24:
+		*sext = 1;
+		for (int i = 0; i < 3; i++)
+			if (x[i].k != O_NULL)
+				x[i] = sext_w(c, x[i], w);
+		return 0;
+	case OpenCLstd_SAdd_sat:
+	case OpenCLstd_SSub_sat: {
+		const opnd_t a = sext_w(c, x[0], w), b = sext_w(c, x[1], w);
+		const opnd_t v = n == OpenCLstd_SAdd_sat ? add_u(c, a, b) : sub_u(c, a, b);
+		*o = trunc_w(c, alu3(c, ZE_OP_MIN, D, alu3(c, ZE_OP_MAX, D, v, o_imm(smin)), o_imm(smax)), w);
+		return 1;
+	}
+	case OpenCLstd_UAdd_sat:
+		*o = alu3(c, ZE_OP_MIN, U, add_u(c, x[0], x[1]), o_imm(wmask(w)));
+		return 1;
+	case OpenCLstd_USub_sat:
+		*o = alu3(c, ZE_OP_MAX, D, sub_u(c, x[0], x[1]), o_imm(0));
+		return 1;
+	case OpenCLstd_SMad_sat: {
+		const opnd_t v = alu(c, ZE_OP_MAD, D, D, sext_w(c, x[0], w), sext_w(c, x[1], w), sext_w(c, x[2], w));
+		*o = trunc_w(c, alu3(c, ZE_OP_MIN, D, alu3(c, ZE_OP_MAX, D, v, o_imm(smin)), o_imm(smax)), w);
+		return 1;
+	}
+	case OpenCLstd_UMad_sat: /* at most (2^16-1)^2 + 2^16-1 < 2^32 */
+		*o = alu3(c, ZE_OP_MIN, U, alu(c, ZE_OP_MAD, U, U, x[0], x[1], x[2]), o_imm(wmask(w)));
+		return 1;
+	case OpenCLstd_SMul_hi:
+	case OpenCLstd_SMad_hi: {
+		opnd_t v = alu3(c, ZE_OP_ASR, U, alu3(c, ZE_OP_MUL, U, sext_w(c, x[0], w), sext_w(c, x[1], w)), o_imm(w));
+		if (n == OpenCLstd_SMad_hi)
+			v = add_u(c, v, x[2]);
+		*o = trunc_w(c, v, w);
+		return 1;
+	}
+	case OpenCLstd_UMul_hi:
+	case OpenCLstd_UMad_hi: {
+		opnd_t v = alu3(c, ZE_OP_SHR, U, alu3(c, ZE_OP_MUL, U, x[0], x[1]), o_imm(w));
+		if (n == OpenCLstd_UMad_hi)
+			v = add_u(c, v, x[2]);
+		*o = trunc_w(c, v, w);
+		return 1;
+	}
+	case OpenCLstd_Clz:
+	case OpenCLstd_Ctz: {
+		/* the 32-bit count of x (clz: minus the 32 - w high zeros; ctz:
+		 * with bit w set, so that 0 gives w) */
+		const opnd_t a[3] = {n == OpenCLstd_Ctz ? alu3(c, ZE_OP_OR, U, x[0], o_imm(1u << w)) : x[0], o_null(), o_null()};
+		opnd_t r;
+		if (!spv_math_ocl(c, n, a, 0, &r))
+			return 0;
+		*o = n == OpenCLstd_Clz ? add_u(c, r, o_imm(0u - (32 - w))) : r;
+		return 1;
+	}
+	case OpenCLstd_Rotate: {
+		const opnd_t k = alu3(c, ZE_OP_AND, U, x[1], o_imm(w - 1));
+		const opnd_t l = alu3(c, ZE_OP_SHL, U, x[0], k);
+		const opnd_t r = alu3(c, ZE_OP_SHR, U, x[0], sub_u(c, o_imm(w), k));
+		*o = trunc_w(c, alu3(c, ZE_OP_OR, U, l, r), w);
+		return 1;
+	}
+	case OpenCLstd_S_Upsample:
+	case OpenCLstd_U_Upsample: /* (hi << w/2 | lo): w is the result's width */
+		*o = trunc_w(c, alu3(c, ZE_OP_OR, U, alu3(c, ZE_OP_SHL, U, x[0], o_imm(w / 2)), x[1]), w);
+		return 1;
+	default:
+		return 0; /* unsigned and width-independent: the 32-bit code */
+	}
+}
+
 static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 {
 	const uint32_t set = in->w[3], n = in->w[4];
@@ -2432,6 +2715,14 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		for (uint32_t j = 0; j < 3; j++)
 			x[j] = a[j] ? a[j]->leaf[a[j]->n == 1 ? 0 : i] : o_null();
 		opnd_t *o = &r->leaf[i];
+		const uint32_t width = cr.et->k == TY_INT ? cr.et->width : 32;
+		int narrow_sext = 0;
+		if (width < 32 && narrow_ocl(c, n, x, width, o, &narrow_sext))
+			continue;
+		if (width == 32 && (n == OpenCLstd_S_Upsample || n == OpenCLstd_U_Upsample)) {
+			*o = alu3(c, ZE_OP_OR, U, alu3(c, ZE_OP_SHL, U, x[0], o_imm(16)), x[1]);
+			continue;
+		}
 		switch (n) {
 		case OpenCLstd_Fabs: {
 			opnd_t t = x[0];
@@ -2506,6 +2797,8 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 			if (!spv_math_ocl(c, n, x, cr.et->k == TY_FLOAT, o))
 				spv_fail(c, in->off, "OpenCL.std instruction '%s' is not supported yet", ocl_name(n));
 		}
+		if (width < 32)
+			*o = trunc_w(c, *o, width);
 	}
 }
 

@@ -1,0 +1,238 @@
+/* 8- and 16-bit integers in SPIR-V kernels (tests/kernels/narrow.cl), each
+ * result checked against the same C computed on the host: wrapping at the
+ * type's width, signed/unsigned division, shifts and comparisons, conversions,
+ * bitcasts, width-dependent built-ins (add_sat, mul_hi, rotate, ...), vectors
+ * of chars in memory, and byte/short stores of neighbouring work items into
+ * one dword in global and local memory.
+ *
+ *     test_spirv_narrow NARROW.spv */
+#include "spirv.h"
+
+static void launch(e2e_t *e, ze_kernel_handle_t k, uint32_t group, uint32_t n, uint32_t nargs, const e2e_arg_t *args)
+{
+	e2e_set_args(k, nargs, args);
+	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
+	ze_group_count_t groups = {n / group, 1, 1};
+	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
+	e2e_run(e);
+}
+
+static int8_t sat8(int v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+static int16_t sat16(int v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
+static uint8_t rot8(uint8_t v, unsigned k) { k &= 7; return (uint8_t)((v << k) | (v >> ((8 - k) & 7))); }
+
+static const int8_t edges8[] = {0, 1, -1, 127, -128, 2, -2, 64, -64, 100, -100, 3};
+
+static void char_ops(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "char_ops");
+	const uint32_t n = 512;
+	int8_t *a = e2e_alloc_shared(e, n), *o8 = e2e_alloc_shared(e, n * 8);
+	uint8_t *b = e2e_alloc_shared(e, n), *u8 = e2e_alloc_shared(e, n * 8);
+	int32_t *o32 = e2e_alloc_shared(e, n * 6 * 4);
+	uint32_t seed = 8;
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = i < 144 ? edges8[i % 12] : (int8_t)e2e_rand(&seed);
+		b[i] = i < 144 ? (uint8_t)edges8[i / 12] : (uint8_t)e2e_rand(&seed);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const int8_t kk = pass ? -100 : 77;
+		const uint8_t ku = pass ? 250 : 6;
+		const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o8}, {8, &u8}, {8, &o32}, {1, &kk}, {1, &ku}};
+		launch(e, k, 32, n, 7, args);
+		for (uint32_t i = 0; i < n; i++) {
+			const int8_t x = a[i];
+			const uint8_t y = b[i];
+			const int8_t w8[8] = {
+				(int8_t)(x + kk), (int8_t)(x * (int8_t)y), (int8_t)(x >> 3),
+				y ? (int8_t)(x / (int8_t)(y | 1)) : 0, y ? (int8_t)(x % (int8_t)(y | 3)) : 0,
+				(int8_t)-x, (int8_t)~x, sat8(x + kk),
+			};
+			const uint8_t wu[8] = {
+				(uint8_t)(y + ku), (uint8_t)(y << (x & 7)), (uint8_t)(y >> (x & 7)), (uint8_t)(y / (ku | 1)),
+				(uint8_t)(y > ku ? y - ku : 0), (uint8_t)((y * ku) >> 8), rot8(y, (unsigned)(x & 15)),
+				(uint8_t)(x < 0 ? -x : x),
+			};
+			const int8_t yc = (int8_t)y;
+			const int32_t w32[6] = {
+				x, y,
+				(x < yc) | (y < (uint8_t)x) << 1 | (x == -1) << 2 | (x >= kk) << 3,
+				x + y,
+				(x > yc ? x : yc) + (y < (uint8_t)x ? y : (uint8_t)x) * 1000,
+				sat8(x * yc + kk) + ((x + yc) >> 1) * 1000,
+			};
+			for (int j = 0; j < 8; j++) {
+				EXPECT(o8[i * 8 + j] == w8[j], "char_ops pass %d item %u char result %d: %d, expected %d (x %d y %u)",
+				       pass, i, j, o8[i * 8 + j], w8[j], x, y);
+				EXPECT(u8[i * 8 + j] == wu[j], "char_ops pass %d item %u uchar result %d: %u, expected %u (x %d y %u)",
+				       pass, i, j, u8[i * 8 + j], wu[j], x, y);
+			}
+			for (int j = 0; j < 6; j++)
+				EXPECT(o32[i * 6 + j] == w32[j], "char_ops pass %d item %u int result %d: %d, expected %d (x %d y %u)",
+				       pass, i, j, o32[i * 6 + j], w32[j], x, y);
+		}
+	}
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, o8));
+	CHECK(zeMemFree(e->ctx, u8));
+	CHECK(zeMemFree(e->ctx, o32));
+	CHECK(zeKernelDestroy(k));
+}
+
+static void short_ops(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "short_ops");
+	const uint32_t n = 512;
+	int16_t *a = e2e_alloc_shared(e, n * 2), *o16 = e2e_alloc_shared(e, n * 6 * 2);
+	uint16_t *b = e2e_alloc_shared(e, n * 2), *u16 = e2e_alloc_shared(e, n * 4 * 2);
+	int64_t *o64 = e2e_alloc_shared(e, n * 3 * 8);
+	static const int16_t edges[] = {0, 1, -1, 32767, -32768, 255, -256, 1000, -1000, 3, 16384, -3};
+	uint32_t seed = 16;
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = i < 144 ? edges[i % 12] : (int16_t)e2e_rand(&seed);
+		b[i] = i < 144 ? (uint16_t)edges[i / 12] : (uint16_t)e2e_rand(&seed);
+	}
+	const int16_t kk = 2000;
+	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o16}, {8, &u16}, {8, &o64}, {2, &kk}};
+	launch(e, k, 16, n, 6, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const int16_t x = a[i];
+		const uint16_t y = b[i];
+		const int16_t ys = (int16_t)y;
+		const int16_t w16[6] = {
+			(int16_t)(x * kk), (int16_t)(x >> (y & 15)), sat16(x - ys), (int16_t)((x * ys) >> 16),
+			(int16_t)(float)(x / 3), x < -1000 ? -1000 : x > kk ? kk : x,
+		};
+		const uint16_t wu[4] = {
+			(uint16_t)(y * y), (uint16_t)(y + (uint16_t)x > 65535 ? 65535 : y + (uint16_t)x), (uint16_t)(y - x),
+			(uint16_t)(x > ys ? x - ys : ys - x),
+		};
+		const int64_t w64[3] = {x, (int64_t)y * x, (int16_t)(int64_t)(x * 65537LL)};
+		for (int j = 0; j < 6; j++)
+			EXPECT(o16[i * 6 + j] == w16[j], "short_ops item %u short result %d: %d, expected %d (x %d y %u)", i,
+			       j, o16[i * 6 + j], w16[j], x, y);
+		for (int j = 0; j < 4; j++)
+			EXPECT(u16[i * 4 + j] == wu[j], "short_ops item %u ushort result %d: %u, expected %u (x %d y %u)", i,
+			       j, u16[i * 4 + j], wu[j], x, y);
+		for (int j = 0; j < 3; j++)
+			EXPECT(o64[i * 3 + j] == w64[j], "short_ops item %u long result %d: %lld, expected %lld (x %d y %u)",
+			       i, j, (long long)o64[i * 3 + j], (long long)w64[j], x, y);
+	}
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, o16));
+	CHECK(zeMemFree(e->ctx, u16));
+	CHECK(zeMemFree(e->ctx, o64));
+	CHECK(zeKernelDestroy(k));
+}
+
+static void vec_bytes(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "vec_bytes");
+	const uint32_t n = 256;
+	uint8_t *p = e2e_alloc_shared(e, n * 4), *q = e2e_alloc_shared(e, n * 4);
+	uint32_t *w = e2e_alloc_shared(e, n * 3 * 4);
+	int8_t *c3 = e2e_alloc_shared(e, n * 4);
+	int16_t *s2 = e2e_alloc_shared(e, n * 4);
+	uint32_t seed = 4;
+	for (uint32_t i = 0; i < n * 4; i++)
+		p[i] = (uint8_t)e2e_rand(&seed);
+	memset(c3, 0x5a, n * 4);
+	const e2e_arg_t args[] = {{8, &p}, {8, &q}, {8, &w}, {8, &c3}, {8, &s2}};
+	launch(e, k, 16, n, 5, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *v = &p[i * 4];
+		const uint8_t wq[4] = {(uint8_t)(v[3] + 1), (uint8_t)(v[2] + 2), (uint8_t)(v[1] + 3), (uint8_t)(v[0] + 250)};
+		uint32_t word;
+		memcpy(&word, v, 4);
+		uint8_t half[4];
+		for (int j = 0; j < 4; j++)
+			half[j] = (uint8_t)((int8_t)v[j] >> 1);
+		uint32_t hw;
+		memcpy(&hw, half, 4);
+		int8_t c[4];
+		const uint32_t t = word * 3u;
+		memcpy(c, &t, 4);
+		const uint32_t ww[3] = {word, hw, (uint32_t)(c[0] + c[1] * 3 + c[2] * 5 + c[3] * 7)};
+		for (int j = 0; j < 4; j++)
+			EXPECT(q[i * 4 + j] == wq[j], "vec_bytes item %u q.s%d: %u, expected %u", i, j, q[i * 4 + j], wq[j]);
+		for (int j = 0; j < 3; j++)
+			EXPECT(w[i * 3 + j] == ww[j], "vec_bytes item %u word %d: %#x, expected %#x", i, j, w[i * 3 + j], ww[j]);
+		const int8_t wc[3] = {(int8_t)v[0], (int8_t)-(int8_t)v[1], (int8_t)(v[2] + v[3])};
+		for (int j = 0; j < 3; j++)
+			EXPECT(c3[i * 4 + j] == wc[j], "vec_bytes item %u char3.s%d: %d, expected %d", i, j, c3[i * 4 + j], wc[j]);
+		const uint32_t sx = word ^ 0x80018002u;
+		int16_t ws[2];
+		memcpy(ws, &sx, 4);
+		for (int j = 0; j < 2; j++)
+			EXPECT(s2[i * 2 + j] == ws[j], "vec_bytes item %u short2.s%d: %d, expected %d", i, j, s2[i * 2 + j], ws[j]);
+	}
+	CHECK(zeMemFree(e->ctx, p));
+	CHECK(zeMemFree(e->ctx, q));
+	CHECK(zeMemFree(e->ctx, w));
+	CHECK(zeMemFree(e->ctx, c3));
+	CHECK(zeMemFree(e->ctx, s2));
+	CHECK(zeKernelDestroy(k));
+}
+
+static void scatter(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "scatter");
+	const uint32_t n = 1024, group = 128; /* a work group of the tiny preset */
+	uint32_t *idx = e2e_alloc_shared(e, n * 4);
+	uint8_t *bytes = e2e_alloc_shared(e, n), *out = e2e_alloc_shared(e, n);
+	uint16_t *shorts = e2e_alloc_shared(e, n * 2);
+	/* a permutation: neighbouring work items hit scattered bytes, and every
+	 * byte of every dword is written by a different work item */
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	uint32_t seed = 99;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		const uint32_t j = e2e_rand(&seed) % (i + 1), t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	memset(bytes, 0xee, n);
+	memset(shorts, 0xee, n * 2);
+	const e2e_arg_t args[] = {{8, &idx}, {8, &bytes}, {8, &shorts}, {8, &out}};
+	launch(e, k, group, n, 4, args);
+	for (uint32_t i = 0; i < n; i++) {
+		EXPECT(bytes[idx[i]] == (uint8_t)(i * 7 + 1), "scatter: byte %u = %u, expected %u", idx[i], bytes[idx[i]],
+		       (uint8_t)(i * 7 + 1));
+		EXPECT(shorts[idx[i]] == (uint16_t)(i * 1001 + 3), "scatter: short %u = %u, expected %u", idx[i],
+		       shorts[idx[i]], (uint16_t)(i * 1001 + 3));
+		const uint32_t l = i % group;
+		/* tile[(l*37)&127] = l+100 for every l (37 is odd: a permutation);
+		 * half_tile[(l*5)&63] = l*300 for l < 64 */
+		uint32_t l2 = 0;
+		while (((l2 * 37) & 127) != 127 - l)
+			l2++;
+		uint32_t l3 = 0;
+		while (((l3 * 5) & 63) != (l & 63))
+			l3++;
+		const uint8_t want = (uint8_t)((l + 100) + (l2 + 100) + (uint8_t)(uint16_t)(l3 * 300));
+		EXPECT(out[i] == want, "scatter: local result %u = %u, expected %u", i, out[i], want);
+	}
+	CHECK(zeMemFree(e->ctx, idx));
+	CHECK(zeMemFree(e->ctx, bytes));
+	CHECK(zeMemFree(e->ctx, shorts));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeKernelDestroy(k));
+}
+
+int main(int argc, char **argv)
+{
+	EXPECT(argc == 2, "usage: test_spirv_narrow NARROW.spv");
+	e2e_t e;
+	e2e_init(&e);
+	ze_module_handle_t m = spirv_module(&e, argv[1]);
+	char_ops(&e, m);
+	short_ops(&e, m);
+	vec_bytes(&e, m);
+	scatter(&e, m);
+	CHECK(zeModuleDestroy(m));
+	e2e_fini(&e);
+	note("narrow: char and short arithmetic, conversions, bitcasts, built-ins, byte and short stores");
+	return 0;
+}
