@@ -119,12 +119,12 @@ typedef struct loop {
 } loop_t;
 
 /* A value: its 32-bit leaves, and for pointers where they point. */
-enum root_kind { R_NONE, R_GLOBAL, R_SLM, R_BUILTIN, R_NULL, R_CONFLICT };
+enum root_kind { R_NONE, R_GLOBAL, R_SLM, R_BUILTIN, R_NULL, R_CONFLICT, R_PRIVATE };
 
 typedef struct root {
 	uint8_t k;
 	uint8_t breg, bsub; /* R_GLOBAL: the 64-bit base rN.k (a kernel argument) */
-	uint32_t id;        /* R_BUILTIN: the variable; R_GLOBAL: argument index */
+	uint32_t id;        /* R_BUILTIN, R_PRIVATE: the variable; R_GLOBAL: argument index */
 } root_t;
 
 typedef struct val {
@@ -225,6 +225,9 @@ struct spv_ctx {
 	uint32_t cur_word;         /* word offset of the instruction being lowered */
 	uint32_t cur_op;           /* its opcode */
 	uint32_t need_num_groups;
+	uint32_t *priv_first;      /* per flat id of a Function variable: its first dword vreg + 1 */
+	uint32_t *priv_ndw;        /* and its size in dwords */
+	uint32_t priv_total;       /* dwords of private memory held in registers */
 
 	/* back end */
 	loop_t *loops;

@@ -1556,6 +1556,9 @@ static void infer_roots(spv_ctx_t *c)
 		else if (in->w[3] == SpvStorageClassInput && c->builtin[in->result])
 			v->root = (root_t){R_BUILTIN, 0, 0, in->result};
 	}
+	for (uint32_t i = 0; i < c->nfi; i++)
+		if (c->fi[i].opcode == SpvOpVariable && c->fi[i].result < c->nids)
+			c->vals[c->fi[i].result].root = (root_t){R_PRIVATE, 0, 0, c->fi[i].result};
 	for (int pass = 0; pass < 64; pass++) {
 		int changed = 0;
 		for (uint32_t i = 0; i < c->nfi; i++) {
@@ -1809,9 +1812,11 @@ static const char *root_problem(const root_t *r)
 	case R_CONFLICT:
 		return "a pointer that may point into different buffers (a select or phi of pointers to different "
 		       "kernel arguments or address spaces is not supported yet)";
+	case R_PRIVATE:
+		return "a pointer to private memory (private variables support loads and stores only)";
 	default:
-		return "a pointer whose buffer is not known at compile time (pointers loaded from memory, made "
-		       "from integers or private variables are not supported yet)";
+		return "a pointer whose buffer is not known at compile time (pointers loaded from memory or made "
+		       "from integers are not supported yet)";
 	}
 }
 
@@ -1819,6 +1824,144 @@ static void check_mem_root(spv_ctx_t *c, const val_t *p)
 {
 	if (p->root.k != R_GLOBAL && p->root.k != R_SLM)
 		spv_fail(c, c->cur_word, "memory access through %s", root_problem(&p->root));
+}
+
+/* ---- private memory: Function variables held in registers ----------------------------
+ * A variable is an array of dword vregs, written in place (a store is a mov or,
+ * at a dynamic offset, a sel per dword); loads copy.  Each lane sees its own
+ * values because instructions write only the lanes of their block. */
+
+#define PRIV_MAX_DWORDS 64u    /* one variable */
+#define PRIV_TOTAL_DWORDS 128u /* all of a kernel's */
+
+static void private_variable(spv_ctx_t *c, const spv_inst_t *in)
+{
+	const spv_type_t *pt = ty(c, in->type);
+	const spv_type_t *t = ty(c, pt->elem);
+	const uint32_t ndw = (t->size + 3) / 4;
+	if (!t->size || ndw > PRIV_MAX_DWORDS || c->priv_total + ndw > PRIV_TOTAL_DWORDS)
+		spv_fail(c, in->off, "private variable %%%u: %u bytes; private memory is held in registers, at most %u "
+			 "bytes per variable and %u per kernel", in->result, t->size, 4 * PRIV_MAX_DWORDS,
+			 4 * PRIV_TOTAL_DWORDS);
+	if (!c->priv_first) {
+		c->priv_first = spv_alloc(c, c->nids * sizeof(uint32_t));
+		c->priv_ndw = spv_alloc(c, c->nids * sizeof(uint32_t));
+	}
+	uint32_t first = c->priv_first[in->result];
+	if (!first) { /* (an inlined variable in a loop is the same variable each time) */
+		first = spv_new_vreg(c, 1) + 1;
+		for (uint32_t k = 1; k < ndw; k++)
+			spv_new_vreg(c, 1);
+		c->priv_first[in->result] = first;
+		c->priv_ndw[in->result] = ndw;
+		c->priv_total += ndw;
+	}
+	/* zero, or the initializer */
+	uint32_t init[PRIV_MAX_DWORDS] = {0};
+	if (in->nwords > 4) {
+		const val_t *iv = const_of(c, in->w[4], in->off);
+		uint32_t offs[MAX_LEAVES + 1], n = 0;
+		uint8_t wid[MAX_LEAVES + 1];
+		leaf_layout(c, pt->elem, 0, offs, wid, &n);
+		need(c, n == iv->n, "(initializer) of another type");
+		for (uint32_t i = 0; i < n; i++)
+			init[offs[i] / 4] |= (iv->leaf[i].v & wmask(wid[i])) << ((offs[i] & 3) * 8);
+	}
+	for (uint32_t k = 0; k < ndw; k++) {
+		inst_t m = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(first - 1 + k), .s = {o_imm(init[k])}};
+		emit(c, &m);
+	}
+	val_t *v = def_val(c, in->result, in->type);
+	v->leaf[0] = o_imm(0);
+	v->root = (root_t){R_PRIVATE, 0, 0, in->result};
+}
+
+static uint32_t priv_var(spv_ctx_t *c, const val_t *p, uint32_t *ndw)
+{
+	const uint32_t id = p->root.id;
+	if (!c->priv_first || id >= c->nids || !c->priv_first[id])
+		spv_fail(c, c->cur_word, "internal: private variable %%%u used before its declaration", id);
+	*ndw = c->priv_ndw[id];
+	return c->priv_first[id] - 1;
+}
+
+/* The dword at byte offset `off` (a copy). */
+static opnd_t priv_dword(spv_ctx_t *c, uint32_t first, uint32_t ndw, opnd_t off)
+{
+	if (off.k == O_I && plain(off))
+		return mov_to_vreg(c, ZE_TYPE_UD, o_v(first + (off.v / 4 < ndw ? off.v / 4 : 0)));
+	const opnd_t wi = alu3(c, ZE_OP_SHR, ZE_TYPE_UD, off, o_imm(2));
+	opnd_t v = mov_to_vreg(c, ZE_TYPE_UD, o_v(first));
+	for (uint32_t k = 1; k < ndw; k++) {
+		cmp_flag(c, ZE_CMOD_EQ, ZE_TYPE_UD, wi, o_imm(k), 0);
+		v = sel(c, 0, 0, o_v(first + k), v);
+	}
+	return v;
+}
+
+static void priv_load(spv_ctx_t *c, const val_t *p, uint32_t type, val_t *r)
+{
+	uint32_t ndw;
+	const uint32_t first = priv_var(c, p, &ndw);
+	uint32_t offs[MAX_LEAVES + 1], n = 0;
+	uint8_t wid[MAX_LEAVES + 1];
+	leaf_layout(c, type, 0, offs, wid, &n);
+	need(c, n == r->n, "(private load) of another type");
+	for (uint32_t i = 0; i < n; i++) {
+		const opnd_t off = add_u(c, p->leaf[0], o_imm(offs[i]));
+		const opnd_t dw = priv_dword(c, first, ndw, off);
+		if (wid[i] == 32) {
+			r->leaf[i] = dw;
+			continue;
+		}
+		const opnd_t sh = off.k == O_I ? o_imm((off.v & 3) * 8)
+					       : alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(3)), o_imm(3));
+		r->leaf[i] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, dw, sh), wid[i]);
+	}
+}
+
+/* Store the low `width` bits of val at byte offset off. */
+static void priv_put(spv_ctx_t *c, uint32_t first, uint32_t ndw, opnd_t off, opnd_t val_in, uint32_t width)
+{
+	const uint32_t m = wmask(width);
+	if (off.k == O_I && plain(off)) {
+		const uint32_t k = off.v / 4 < ndw ? off.v / 4 : 0, sh = (off.v & 3) * 8;
+		opnd_t val = val_in;
+		if (width < 32)
+			val = alu3(c, ZE_OP_OR, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, o_v(first + k), o_imm(~(m << sh))),
+				   alu3(c, ZE_OP_SHL, ZE_TYPE_UD, val, o_imm(sh)));
+		inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(first + k), .s = {val}};
+		emit(c, &mv);
+		return;
+	}
+	const opnd_t wi = alu3(c, ZE_OP_SHR, ZE_TYPE_UD, off, o_imm(2));
+	opnd_t keep = o_null(), bits = val_in;
+	if (width < 32) {
+		const opnd_t sh = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(3)), o_imm(3));
+		keep = alu2(c, ZE_OP_NOT, ZE_TYPE_UD, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, mov_to_vreg(c, ZE_TYPE_UD, o_imm(m)), sh));
+		bits = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, bits, sh);
+	}
+	for (uint32_t k = 0; k < ndw; k++) {
+		opnd_t val = bits;
+		if (width < 32)
+			val = alu3(c, ZE_OP_OR, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, o_v(first + k), keep), bits);
+		cmp_flag(c, ZE_CMOD_EQ, ZE_TYPE_UD, wi, o_imm(k), 0);
+		inst_t sl = {.op = ZE_OP_SEL, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .pred = 1, .flag = 0,
+			     .d = o_v(first + k), .s = {in_grf(c, val), o_v(first + k)}};
+		emit(c, &sl);
+	}
+}
+
+static void priv_store(spv_ctx_t *c, const val_t *p, const val_t *v)
+{
+	uint32_t ndw;
+	const uint32_t first = priv_var(c, p, &ndw);
+	uint32_t offs[MAX_LEAVES + 1], n = 0;
+	uint8_t wid[MAX_LEAVES + 1];
+	leaf_layout(c, v->type, 0, offs, wid, &n);
+	need(c, n == v->n, "(private store) of another type");
+	for (uint32_t i = 0; i < n; i++)
+		priv_put(c, first, ndw, add_u(c, p->leaf[0], o_imm(offs[i])), v->leaf[i], wid[i]);
 }
 
 static void access_chain(spv_ctx_t *c, const spv_inst_t *in)
@@ -1909,6 +2052,10 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 		load_builtin(c, p->root.id, p->leaf[0].v, type, r);
 		return;
 	}
+	if (p->root.k == R_PRIVATE) {
+		priv_load(c, p, type, r);
+		return;
+	}
 	check_mem_root(c, p);
 	uint32_t offs[MAX_LEAVES + 1], n = 0;
 	uint8_t wid[MAX_LEAVES + 1];
@@ -1947,6 +2094,10 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 {
 	const val_t *p = use(c, ptr);
+	if (p->root.k == R_PRIVATE) {
+		priv_store(c, p, v);
+		return;
+	}
 	check_mem_root(c, p);
 	uint32_t offs[MAX_LEAVES + 1], n = 0;
 	uint8_t wid[MAX_LEAVES + 1];
@@ -1992,6 +2143,67 @@ static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 				    alu3(c, ZE_OP_SHL, ZE_TYPE_UD, v->leaf[i], sh));
 		}
 	}
+}
+
+/* `width` bits (8 or 32) at byte offset off from p's root: dwords must be
+ * 4-byte aligned. */
+static opnd_t get_bits(spv_ctx_t *c, const val_t *p, opnd_t off, uint32_t width)
+{
+	opnd_t dw;
+	if (p->root.k == R_PRIVATE) {
+		uint32_t ndw;
+		const uint32_t first = priv_var(c, p, &ndw);
+		dw = priv_dword(c, first, ndw, off);
+	} else {
+		check_mem_root(c, p);
+		dw = mem_dword(c, p, width == 32 ? off : alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(~3u)));
+	}
+	if (width == 32)
+		return dw;
+	const opnd_t sh = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(3)), o_imm(3));
+	return trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, dw, sh), width);
+}
+
+static void put_bits(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t v, uint32_t width)
+{
+	if (p->root.k == R_PRIVATE) {
+		uint32_t ndw;
+		const uint32_t first = priv_var(c, p, &ndw);
+		priv_put(c, first, ndw, off, v, width);
+		return;
+	}
+	check_mem_root(c, p);
+	if (width == 32) {
+		store_dword(c, p, off, v);
+		return;
+	}
+	const opnd_t sh = alu3(c, ZE_OP_SHL, ZE_TYPE_UD, alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(3)), o_imm(3));
+	const opnd_t keep = alu2(c, ZE_OP_NOT, ZE_TYPE_UD, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, mov_to_vreg(c, ZE_TYPE_UD, o_imm(wmask(width))), sh));
+	merge_dword(c, p, alu3(c, ZE_OP_AND, ZE_TYPE_UD, off, o_imm(~3u)), keep, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, v, sh));
+}
+
+/* OpCopyMemorySized (memcpy) of a size known at compile time: dwords when the
+ * size and the Aligned operand allow, else bytes. */
+static void copy_sized(spv_ctx_t *c, const spv_inst_t *in)
+{
+	const val_t *dst = use(c, in->w[1]), *src = use(c, in->w[2]);
+	const val_t *sz = use(c, in->w[3]);
+	if (sz->leaf[0].k != O_I || (sz->n > 1 && (sz->leaf[1].k != O_I || sz->leaf[1].v != 0)))
+		spv_fail(c, in->off, "OpCopyMemorySized of a size not known at compile time is not supported");
+	const uint32_t size = sz->leaf[0].v;
+	if (size > 4 * MAX_LEAVES)
+		spv_fail(c, in->off, "OpCopyMemorySized of %u bytes (at most %u)", size, 4 * MAX_LEAVES);
+	uint32_t align = 1;
+	if (in->nwords > 5 && (in->w[4] & SpvMemoryAccessAlignedMask))
+		align = in->w[5];
+	const uint32_t step = (align % 4 == 0 && size % 4 == 0) ? 4 : 1;
+	opnd_t vals[4 * MAX_LEAVES];
+	/* all reads first: the regions may not overlap, but reading first is
+	 * what a memcpy of a value does in any case */
+	for (uint32_t o = 0; o < size; o += step)
+		vals[o / step] = get_bits(c, src, add_u(c, src->leaf[0], o_imm(o)), step * 8);
+	for (uint32_t o = 0; o < size; o += step)
+		put_bits(c, dst, add_u(c, dst->leaf[0], o_imm(o)), vals[o / step], step * 8);
 }
 
 static uint32_t const_sem(spv_ctx_t *c, uint32_t id)
@@ -2561,7 +2773,7 @@ static void select_op(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *r = def_val(c, in->result, in->type);
 	if (ty(c, in->type)->k == TY_PTR) {
 		r->root = c->vals[in->result].root;
-		if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_NULL)
+		if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_NULL && r->root.k != R_PRIVATE)
 			spv_fail(c, in->off, "OpSelect of %s", root_problem(&r->root));
 	}
 	const comp_t cr = comps(c, in->type);
@@ -2905,8 +3117,8 @@ static void lower_inst(spv_ctx_t *c, const spv_inst_t *in)
 		copy_val(c, in, in->w[3]);
 		return;
 	case SpvOpVariable:
-		spv_fail(c, in->off, "OpVariable in Function storage (private memory: a local array or a variable "
-			 "whose address is taken) is not supported yet");
+		private_variable(c, in);
+		return;
 	case SpvOpLoad: {
 		val_t *r = def_val(c, in->result, in->type);
 		load(c, in->w[3], in->type, r);
@@ -2914,6 +3126,9 @@ static void lower_inst(spv_ctx_t *c, const spv_inst_t *in)
 	}
 	case SpvOpStore:
 		store(c, in->w[1], use(c, in->w[2]));
+		return;
+	case SpvOpCopyMemorySized:
+		copy_sized(c, in);
 		return;
 	case SpvOpCopyMemory: {
 		const val_t *src = use(c, in->w[2]);
@@ -3074,7 +3289,7 @@ static void lower_block(spv_ctx_t *c, blk_t *b)
 			val_t *r = def_val(c, in->result, in->type);
 			if (ty(c, in->type)->k == TY_PTR) {
 				r->root = c->vals[in->result].root;
-				if (r->root.k != R_GLOBAL && r->root.k != R_SLM)
+				if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_PRIVATE)
 					spv_fail(c, in->off, "OpPhi of %s", root_problem(&r->root));
 			}
 			for (uint32_t k = 0; k < r->n; k++)

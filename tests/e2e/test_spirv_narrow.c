@@ -3,9 +3,11 @@
  * type's width, signed/unsigned division, shifts and comparisons, conversions,
  * bitcasts, width-dependent built-ins (add_sat, mul_hi, rotate, ...), vectors
  * of chars in memory, and byte/short stores of neighbouring work items into
- * one dword in global and local memory.
+ * one dword in global and local memory.  Then private memory
+ * (tests/kernels/private.cl): arrays indexed at run time, a struct passed by
+ * address, a private char array.
  *
- *     test_spirv_narrow NARROW.spv */
+ *     test_spirv_narrow NARROW.spv PRIVATE.spv */
 #include "spirv.h"
 
 static void launch(e2e_t *e, ze_kernel_handle_t k, uint32_t group, uint32_t n, uint32_t nargs, const e2e_arg_t *args)
@@ -221,9 +223,86 @@ static void scatter(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* private.cl, on the host */
+static void private_host(const int32_t *in, int i, int32_t *out, float *fout)
+{
+	int32_t hist[8];
+	for (int j = 0; j < 8; j++)
+		hist[j] = in[i] ^ j;
+	const int n = in[i] & 15;
+	for (int j = 0; j < n; j++)
+		hist[(in[i] >> j) & 7] += j + 1;
+	float v[6];
+	for (int j = 0; j < 6; j++)
+		v[j] = (float)((in[i] * (j + 3)) % 17) - 8.0f;
+	for (int j = 1; j < 6; j++) {
+		const float x = v[j];
+		int k = j - 1;
+		while (k >= 0 && v[k] > x) {
+			v[k + 1] = v[k];
+			k--;
+		}
+		v[k + 1] = x;
+	}
+	int count = 0;
+	float sum = 0.0f;
+	int16_t tag[2] = {0, 0};
+	for (int j = 0; j < 6; j++)
+		if (v[j] > -4.0f) {
+			count++;
+			sum += v[j];
+			tag[j & 1] = (int16_t)(tag[j & 1] + j);
+		}
+	uint8_t bytes[11];
+	for (int j = 0; j < 11; j++)
+		bytes[j] = (uint8_t)(in[i] + j * 29);
+	uint32_t mix = 0;
+	for (int j = 0; j < 11; j++)
+		mix = mix * 31u + bytes[(j * 5 + i) % 11];
+	for (int j = 0; j < 8; j++)
+		out[j] = hist[j] * 3 + j;
+	out[8] = count;
+	out[9] = (int32_t)((uint16_t)tag[0] | (uint32_t)(int32_t)tag[1] << 16);
+	out[10] = (int32_t)mix;
+	out[11] = hist[in[i] & 7];
+	for (int j = 0; j < 6; j++)
+		fout[j] = v[j];
+	fout[6] = sum;
+}
+
+static void private_ops(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "private_ops");
+	const uint32_t n = 256;
+	int32_t *in = e2e_alloc_shared(e, n * 4), *out = e2e_alloc_shared(e, n * 12 * 4);
+	float *fout = e2e_alloc_shared(e, n * 7 * 4);
+	uint32_t seed = 5;
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = (int32_t)(e2e_rand(&seed) & 0x7fffffff) >> (i % 13);
+	const e2e_arg_t args[] = {{8, &in}, {8, &out}, {8, &fout}};
+	launch(e, k, 32, n, 3, args);
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t wo[12];
+		float wf[7];
+		private_host(in, (int)i, wo, wf);
+		for (int j = 0; j < 12; j++)
+			EXPECT(out[i * 12 + j] == wo[j], "private_ops item %u int result %d: %d, expected %d (in %d)", i, j,
+			       out[i * 12 + j], wo[j], in[i]);
+		for (int j = 0; j < 7; j++)
+			EXPECT(float_bits(fout[i * 7 + j]) == float_bits(wf[j]),
+			       "private_ops item %u float result %d: %a, expected %a (in %d)", i, j, fout[i * 7 + j], wf[j], in[i]);
+	}
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, fout));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+}
+
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 2, "usage: test_spirv_narrow NARROW.spv");
+	EXPECT(argc == 3, "usage: test_spirv_narrow NARROW.spv PRIVATE.spv");
 	e2e_t e;
 	e2e_init(&e);
 	ze_module_handle_t m = spirv_module(&e, argv[1]);
@@ -232,7 +311,9 @@ int main(int argc, char **argv)
 	vec_bytes(&e, m);
 	scatter(&e, m);
 	CHECK(zeModuleDestroy(m));
+	private_ops(&e, argv[2]);
 	e2e_fini(&e);
-	note("narrow: char and short arithmetic, conversions, bitcasts, built-ins, byte and short stores");
+	note("narrow: char and short arithmetic, conversions, bitcasts, built-ins, byte and short stores; "
+	     "private arrays");
 	return 0;
 }
