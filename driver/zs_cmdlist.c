@@ -18,6 +18,7 @@
 #include "zs_handle.h"
 #include "zs_memory.h"
 #include "zs_module.h"
+#include "zs_printf.h"
 
 #define CL(h) ((zs_cmdlist_t *)(h))
 #define CHUNK_BYTES (64ull << 10) /* the KMD's physical allocation granule */
@@ -213,8 +214,11 @@ static ze_result_t flush_immediate(zs_cmdlist_t *cl)
 		if (c->retire == PENDING)
 			c->retire = retire;
 	cl->ncmd = 0;
-	if (!r && cl->queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+	if (!r && cl->queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) {
 		r = zs_queue_wait(cl->queue, value, ZS_FOREVER);
+		if (!r)
+			zs_printf_flush(cl->dev); /* a synchronous append is a host synchronization */
+	}
 	return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include "zs_handle.h"
 #include "zs_module.h"
+#include "zs_printf.h"
 
 /* The built-in kernels, assembled from zs_builtins.zeasm at build time. */
 extern const unsigned char zs_builtins_elf[];
@@ -381,7 +382,7 @@ ze_result_t ZE_APICALL zs_device_get_module_properties(ze_device_handle_t hDevic
 		       ZE_DEVICE_FP_FLAG_FMA | ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT;
 	p->fp64flags = 0;
 	p->maxArgumentsSize = ZE_MAX_ARG_BYTES;
-	p->printfBufferSize = 0;
+	p->printfBufferSize = zs_printf_buffer_size(); /* per module */
 	zs_native_kernel_uuid(&p->nativeKernelSupported);
 	return ZE_RESULT_SUCCESS;
 }

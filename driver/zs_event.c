@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zs_handle.h"
+#include "zs_printf.h"
 #include "zs_queue.h"
 
 #define LOST_CHECK_NS 100000000ull /* 100 ms */
@@ -142,6 +143,8 @@ ze_result_t ZE_APICALL zs_event_host_synchronize(ze_event_handle_t hEvent, uint6
 			slice = spent >= timeout ? 0 : timeout - spent < slice ? timeout - spent : slice;
 		}
 		int rc = zs_os_wait(&dev->os, 0, state, ZESIM_UFENCE_OP_EQ, ZS_EVENT_SIGNALED, 0xffffffffull, slice);
+		if (rc == 0)
+			zs_printf_flush(dev); /* the work it follows completed: its printf output */
 		if (rc != -ETIME)
 			return zs_device_result(dev, rc);
 		if (zs_queue_any_lost(dev))

@@ -1,7 +1,9 @@
 /* Modules, build logs and kernels.  Loading a native module = validating it
  * with the shared module reader (tools/module), then copying its text into
  * GPU memory.  A SPIR-V module is first translated into a native one by the
- * front end in spirv/ (README.md), then loaded the same way. */
+ * front end in spirv/ (README.md), then loaded the same way; one with imports
+ * is translated when zeModuleDynamicLink has merged the code it imports into
+ * it (spirv/spv_link.c). */
 #define _GNU_SOURCE
 #include "zs_module.h"
 
@@ -13,7 +15,9 @@
 #include <string.h>
 
 #include "spv_compile.h"
+#include "spv_link.h"
 #include "zs_handle.h"
+#include "zs_printf.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -98,6 +102,21 @@ static int foreign_binary(const uint8_t *b, size_t n, char *why, size_t len)
 
 /* ---- modules ----------------------------------------------------------------- */
 
+/* Whether the space-separated build flags name `flag`. */
+static int build_flag(const char *flags, const char *flag)
+{
+	const size_t n = strlen(flag);
+	for (const char *p = flags; p && *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const size_t len = strcspn(p, " \t");
+		if (len == n && strncmp(p, flag, n) == 0)
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
 /* Hidden arguments (spv_compile.h): trailing records named __zs_* are filled
  * by the driver at dispatch and not shown to the application, so they come
  * off the kernel's visible argument count; module_free puts them back. */
@@ -135,11 +154,75 @@ static void module_unref(zs_module_t *mod)
 {
 	if (atomic_fetch_sub(&mod->refs, 1) != 1)
 		return;
+	zs_module_data_release(mod);
 	zs_os_bo_destroy(&mod->dev->os, &mod->text);
 	module_free(mod);
 	free(mod->native);
+	free(mod->spirv);
+	for (uint32_t i = 0; i < mod->nentries; i++)
+		free(mod->entries[i]);
+	free(mod->entries);
 	zs_context_unref(mod->ctx);
 	free(mod);
+}
+
+/* Load a ZE-ISA image into mod: its kernels, its text in GPU memory, the
+ * native binary (`compiled`, the translated SPIR-V, is taken over; otherwise
+ * the input is copied) and the UUID.  Returns SUCCESS, or an error with the
+ * reason in why (mod then holds none of it). */
+static ze_result_t load_native(zs_module_t *mod, const uint8_t *input, size_t input_size, uint8_t *compiled,
+			       char *why, size_t len)
+{
+	const zs_device_t *dev = mod->dev;
+	char reason[512];
+	if (zm_module_read_mem(input, input_size, &mod->m, reason, sizeof(reason))) {
+		free(compiled);
+		snprintf(why, len, "module build failed: %s", reason);
+		return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+	}
+	ze_result_t r = ZE_RESULT_SUCCESS;
+	if (hide_implicit_args(mod)) {
+		r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail;
+	}
+	/* What the reader cannot know: the limits of this device. */
+	for (uint32_t i = 0; i < mod->m.nkernels; i++) {
+		const zm_kernel_t *k = &mod->m.kernels[i];
+		if (k->simd > dev->info.max_simd || k->slm > dev->info.slm_per_subslice) {
+			snprintf(why, len,
+				 "module build failed: kernel %s needs SIMD%u and %u bytes of SLM; the device has SIMD%u "
+				 "and %llu bytes of SLM per sub-slice",
+				 k->name, k->simd, k->slm, dev->info.max_simd,
+				 (unsigned long long)dev->info.slm_per_subslice);
+			r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+			goto fail;
+		}
+	}
+	/* zeModuleGetNativeBinary returns the ZE-ISA module: the input, or what
+	 * the SPIR-V became. */
+	mod->native = compiled ? compiled : malloc(input_size);
+	if (mod->native && !compiled)
+		memcpy(mod->native, input, input_size);
+	compiled = NULL;
+	int rc = mod->native ? zs_module_upload_text(&mod->dev->os, &mod->m, &mod->text) : -ENOMEM;
+	if (rc) {
+		r = rc == -ENOMEM ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : zs_device_result(mod->dev, rc);
+		goto fail;
+	}
+	mod->native_size = input_size;
+	const uint64_t h1 = fnv1a(mod->native, mod->native_size, 0xcbf29ce484222325ull);
+	const uint64_t h2 = fnv1a(mod->native, mod->native_size, h1 ^ 0x9e3779b97f4a7c15ull);
+	memcpy(mod->uuid, &h1, 8);
+	memcpy(mod->uuid + 8, &h2, 8);
+	return ZE_RESULT_SUCCESS;
+fail:
+	module_free(mod);
+	memset(&mod->m, 0, sizeof(mod->m));
+	mod->num_groups_off = mod->all_nargs = NULL;
+	free(mod->native);
+	mod->native = NULL;
+	free(compiled);
+	return r;
 }
 
 ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
@@ -163,10 +246,13 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 				    "multi-input module programs are not supported: pass one native module");
 	zs_context_t *ctx = (zs_context_t *)hContext;
 	zs_device_t *dev = (zs_device_t *)hDevice;
-	const uint8_t *input = desc->pInputModule;
-	size_t input_size = desc->inputSize;
-	uint8_t *compiled = NULL; /* SPIR-V translated to a ZE-ISA module (driver/spirv/) */
-	char why[512];
+	zs_module_t *mod = calloc(1, sizeof(*mod));
+	if (!mod)
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	mod->dev = dev;
+	ze_result_t r = ZE_RESULT_SUCCESS;
+	char why[1024] = "";
+	char err[768];
 	if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV) {
 		const ze_module_constants_t *sc = desc->pConstants;
 		const spv_compile_options_t opt = {
@@ -174,72 +260,53 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			.num_spec = sc ? sc->numConstants : 0,
 			.spec_ids = sc ? sc->pConstantIds : NULL,
 			.spec_values = sc ? (const void *const *)sc->pConstantValues : NULL,
+			.debug_lines = build_flag(desc->pBuildFlags, "-g"),
 		};
-		char err[768];
-		const int rc = spv_compile_elf(input, input_size, &opt, &compiled, &input_size, err, sizeof(err));
-		if (rc)
-			return fail(phBuildLog,
-				    rc == SPV_NO_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
-							: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
-				    "SPIR-V module build failed: %s", err);
-		input = compiled;
-	} else if (foreign_binary(input, input_size, why, sizeof(why))) {
-		return fail(phBuildLog, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "invalid native binary: %s", why);
-	}
-
-	zs_module_t *mod = calloc(1, sizeof(*mod));
-	if (!mod) {
-		free(compiled);
-		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-	}
-	if (zm_module_read_mem(input, input_size, &mod->m, why, sizeof(why))) {
-		free(mod);
-		free(compiled);
-		return fail(phBuildLog, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "module build failed: %s", why);
-	}
-	if (hide_implicit_args(mod)) {
-		module_free(mod);
-		free(mod);
-		free(compiled);
-		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-	}
-	/* What the reader cannot know: the limits of this device. */
-	for (uint32_t i = 0; i < mod->m.nkernels; i++) {
-		const zm_kernel_t *k = &mod->m.kernels[i];
-		if (k->simd > dev->info.max_simd || k->slm > dev->info.slm_per_subslice) {
-			ze_result_t r = fail(phBuildLog, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
-					     "module build failed: kernel %s needs SIMD%u and %u bytes of SLM; the "
-					     "device has SIMD%u and %llu bytes of SLM per sub-slice",
-					     k->name, k->simd, k->slm, dev->info.max_simd,
-					     (unsigned long long)dev->info.slm_per_subslice);
-			module_free(mod);
-			free(mod);
-			free(compiled);
-			return r;
+		spv_linkage_t lk;
+		int rc = spv_linkage(desc->pInputModule, desc->inputSize, &opt, &lk, err, sizeof(err));
+		uint8_t *compiled = NULL; /* SPIR-V translated to a ZE-ISA module (driver/spirv/) */
+		size_t size = 0;
+		/* A module with imports is translated when linked; one that only
+		 * exports (a library without kernels) has nothing to translate. */
+		if (!rc) {
+			mod->spirv = lk.words;
+			mod->spirv_words = lk.nwords;
+			mod->debug_lines = opt.debug_lines;
+			lk.words = NULL;
+			if (lk.nimports) {
+				mod->entries = lk.kernels;
+				mod->nentries = lk.nkernels;
+				lk.kernels = NULL;
+				lk.nkernels = 0;
+				atomic_init(&mod->unlinked, true);
+			} else if (lk.nkernels || !lk.nexports) {
+				rc = spv_compile_elf(desc->pInputModule, desc->inputSize, &opt, &compiled, &size, err,
+						     sizeof(err));
+			}
+			spv_linkage_free(&lk);
 		}
+		if (rc)
+			r = rc == SPV_NO_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+		else if (compiled)
+			r = load_native(mod, compiled, size, compiled, why, sizeof(why));
+		if (rc)
+			snprintf(why, sizeof(why), "SPIR-V module build failed: %s", err);
+	} else if (foreign_binary(desc->pInputModule, desc->inputSize, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "invalid native binary: %s", err);
+		r = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+	} else {
+		r = load_native(mod, desc->pInputModule, desc->inputSize, NULL, why, sizeof(why));
 	}
-	/* zeModuleGetNativeBinary returns the ZE-ISA module: the input, or what
-	 * the SPIR-V became. */
-	mod->native = compiled ? compiled : malloc(input_size);
-	int rc = mod->native ? zs_module_upload_text(&dev->os, &mod->m, &mod->text) : -ENOMEM;
-	if (rc) {
-		module_free(mod);
-		free(mod->native);
-		free(mod);
-		return rc == -ENOMEM ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : zs_device_result(dev, rc);
-	}
-	if (!compiled)
-		memcpy(mod->native, input, input_size);
-	mod->native_size = input_size;
-	const uint64_t h1 = fnv1a(mod->native, mod->native_size, 0xcbf29ce484222325ull);
-	const uint64_t h2 = fnv1a(mod->native, mod->native_size, h1 ^ 0x9e3779b97f4a7c15ull);
-	memcpy(mod->uuid, &h1, 8);
-	memcpy(mod->uuid + 8, &h2, 8);
 	atomic_init(&mod->refs, 1);
 	mod->ctx = ctx;
-	mod->dev = dev;
 	zs_context_ref(ctx);
-	ze_result_t r = zs_handle_add(mod, ZS_T_MODULE);
+	if (r) {
+		/* (out of memory: no log) */
+		const ze_result_t lr = why[0] ? new_log(phBuildLog, why) : ZE_RESULT_SUCCESS;
+		module_unref(mod);
+		return lr ? lr : r;
+	}
+	r = zs_handle_add(mod, ZS_T_MODULE);
 	if (!r)
 		r = new_log(phBuildLog, ""); /* a successful build logs nothing */
 	if (r) {
@@ -259,15 +326,158 @@ ze_result_t ZE_APICALL zs_module_destroy(ze_module_handle_t hModule)
 	return ZE_RESULT_SUCCESS;
 }
 
+/* The link log: one line per problem. */
+typedef struct link_log {
+	char *text;
+	size_t len, cap;
+	int oom;
+} link_log_t;
+
+static void log_add(link_log_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_add(link_log_t *l, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	const int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	const size_t k = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	if (l->len + k + 2 > l->cap) {
+		const size_t cap = (l->len + k + 2) * 2;
+		char *t = realloc(l->text, cap);
+		if (!t) {
+			l->oom = 1;
+			return;
+		}
+		l->text = t;
+		l->cap = cap;
+	}
+	if (l->len)
+		l->text[l->len++] = '\n';
+	memcpy(l->text + l->len, line, k);
+	l->len += k;
+	l->text[l->len] = 0;
+}
+
+/* Link module i of the list: its SPIR-V merged with the exports of the other
+ * modules (spv_link), translated and loaded into `out` (when it has kernels).
+ * Problems go to the log. */
+static ze_result_t link_one(uint32_t n, ze_module_handle_t *list, uint32_t i, zs_module_t *out, link_log_t *log)
+{
+	const zs_module_t *mod = (const zs_module_t *)list[i];
+	spv_link_module_t *in = calloc(n, sizeof(*in));
+	char(*labels)[32] = calloc(n, sizeof(*labels));
+	char err[2048];
+	ze_result_t r = ZE_RESULT_SUCCESS;
+	if (!in || !labels) {
+		r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		goto out;
+	}
+	/* The importing module first, then every other SPIR-V module once. */
+	uint32_t nin = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		const uint32_t at = j == 0 ? i : j <= i ? j - 1 : j;
+		const zs_module_t *x = (const zs_module_t *)list[at];
+		int dup = !x->spirv;
+		for (uint32_t k = 0; k < nin && !dup; k++)
+			dup = in[k].spirv == x->spirv;
+		if (dup)
+			continue;
+		snprintf(labels[nin], sizeof(labels[nin]), "phModules[%u]", at);
+		in[nin] = (spv_link_module_t){x->spirv, x->spirv_words * sizeof(uint32_t), labels[nin]};
+		nin++;
+	}
+	uint32_t *words = NULL;
+	size_t nwords = 0;
+	int rc = spv_link(in, nin, &words, &nwords, err, sizeof(err));
+	if (rc) {
+		log_add(log, "%s", err);
+		r = rc == SPV_NO_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_MODULE_LINK_FAILURE;
+		goto out;
+	}
+	if (mod->nentries) {
+		const spv_compile_options_t opt = {.max_simd = mod->dev->info.max_simd, .debug_lines = mod->debug_lines};
+		uint8_t *elf = NULL;
+		size_t size = 0;
+		rc = spv_compile_elf(words, nwords * sizeof(uint32_t), &opt, &elf, &size, err, sizeof(err));
+		if (rc) {
+			log_add(log, "phModules[%u]: SPIR-V module build failed after linking (word offsets of the linked "
+				"module): %s", i, err);
+			r = rc == SPV_NO_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_MODULE_LINK_FAILURE;
+		} else {
+			out->dev = mod->dev;
+			r = load_native(out, elf, size, elf, err, sizeof(err));
+			if (r)
+				log_add(log, "phModules[%u]: %s", i, err);
+			if (r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+				r = ZE_RESULT_ERROR_MODULE_LINK_FAILURE;
+		}
+	}
+	free(words);
+out:
+	free(in);
+	free(labels);
+	return r;
+}
+
 ze_result_t ZE_APICALL zs_module_dynamic_link(uint32_t numModules, ze_module_handle_t *phModules,
 					      ze_module_build_log_handle_t *phLinkLog)
 {
 	ZS_CHECK_PTR(phModules);
 	for (uint32_t i = 0; i < numModules; i++)
 		ZS_CHECK_HANDLE(phModules[i], ZS_T_MODULE);
-	/* ZE-ISA modules have no imports (docs/module-format.md): every module
-	 * is complete as loaded, so linking resolves nothing. */
-	return new_log(phLinkLog, "");
+	if (phLinkLog)
+		*phLinkLog = NULL;
+	/* Every module with unresolved imports is linked against the exports of
+	 * the others; if any fails, none is (modules cannot be partially
+	 * linked).  Native modules and SPIR-V modules without imports are
+	 * complete as loaded: linking leaves them alone, as it leaves modules
+	 * linked before. */
+	zs_module_t *staged = calloc(numModules ? numModules : 1, sizeof(*staged));
+	if (!staged)
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	link_log_t log = {0};
+	ze_result_t r = ZE_RESULT_SUCCESS;
+	for (uint32_t i = 0; i < numModules; i++) {
+		zs_module_t *mod = (zs_module_t *)phModules[i];
+		int seen = 0;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = phModules[j] == phModules[i];
+		if (seen || !atomic_load(&mod->unlinked))
+			continue;
+		const ze_result_t ri = link_one(numModules, phModules, i, &staged[i], &log);
+		if (ri && (r == ZE_RESULT_SUCCESS || ri == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY))
+			r = ri;
+	}
+	if (log.oom)
+		r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	for (uint32_t i = 0; i < numModules; i++) {
+		zs_module_t *mod = (zs_module_t *)phModules[i], *s = &staged[i];
+		if (r) {
+			if (s->dev)
+				zs_os_bo_destroy(&s->dev->os, &s->text);
+			module_free(s);
+			free(s->native);
+			continue;
+		}
+		if (!atomic_load(&mod->unlinked))
+			continue;
+		/* The module had no kernels, text or native binary: it gets them
+		 * now, before kernels can be created. */
+		mod->m = s->m;
+		mod->num_groups_off = s->num_groups_off;
+		mod->all_nargs = s->all_nargs;
+		mod->native = s->native;
+		mod->native_size = s->native_size;
+		mod->text = s->text;
+		memcpy(mod->uuid, s->uuid, sizeof(mod->uuid));
+		atomic_store(&mod->unlinked, false);
+	}
+	free(staged);
+	const ze_result_t lr = new_log(phLinkLog, log.text ? log.text : "");
+	free(log.text);
+	return r ? r : lr;
 }
 
 ze_result_t ZE_APICALL zs_module_get_native_binary(ze_module_handle_t hModule, size_t *pSize,
@@ -282,7 +492,8 @@ ze_result_t ZE_APICALL zs_module_get_native_binary(ze_module_handle_t hModule, s
 	}
 	if (*pSize < mod->native_size)
 		return ZE_RESULT_ERROR_INVALID_SIZE;
-	memcpy(pModuleNativeBinary, mod->native, mod->native_size);
+	if (mod->native_size) /* an unlinked module or a library without kernels has none */
+		memcpy(pModuleNativeBinary, mod->native, mod->native_size);
 	*pSize = mod->native_size;
 	return ZE_RESULT_SUCCESS;
 }
@@ -292,9 +503,22 @@ ze_result_t ZE_APICALL zs_module_get_global_pointer(ze_module_handle_t hModule, 
 {
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	ZS_CHECK_PTR(pGlobalName);
-	ZS_UNUSED(pSize);
-	ZS_UNUSED(pptr);
-	/* The module format has no global variables. */
+	/* Variables of the data segment: exported names first, then the
+	 * module's other named variables. */
+	zs_module_t *mod = (zs_module_t *)hModule;
+	for (int exported = 1; exported >= 0; exported--)
+		for (uint32_t i = 0; i < mod->m.nglobals; i++) {
+			const zm_global_t *g = &mod->m.globals[i];
+			if (g->exported != exported || strcmp(g->name, pGlobalName) != 0)
+				continue;
+			if (zs_module_data_ready(mod))
+				return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+			if (pSize)
+				*pSize = g->size;
+			if (pptr)
+				*pptr = mod->data.ptr + g->offset;
+			return ZE_RESULT_SUCCESS;
+		}
 	return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
 }
 
@@ -303,14 +527,17 @@ ze_result_t ZE_APICALL zs_module_get_kernel_names(ze_module_handle_t hModule, ui
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	ZS_CHECK_PTR(pCount);
 	const zs_module_t *mod = (const zs_module_t *)hModule;
+	/* A module waiting for its imports names the kernels it will have. */
+	const int unlinked = atomic_load(&mod->unlinked);
+	const uint32_t n = unlinked ? mod->nentries : mod->m.nkernels;
 	if (*pCount == 0 || !pNames) {
-		*pCount = mod->m.nkernels;
+		*pCount = n;
 		return ZE_RESULT_SUCCESS;
 	}
-	if (*pCount > mod->m.nkernels)
-		*pCount = mod->m.nkernels;
+	if (*pCount > n)
+		*pCount = n;
 	for (uint32_t i = 0; i < *pCount; i++)
-		pNames[i] = mod->m.kernels[i].name;
+		pNames[i] = unlinked ? mod->entries[i] : mod->m.kernels[i].name;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -318,7 +545,7 @@ ze_result_t ZE_APICALL zs_module_get_properties(ze_module_handle_t hModule, ze_m
 {
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	ZS_CHECK_PTR(p);
-	p->flags = 0; /* no unresolved imports, ever */
+	p->flags = atomic_load(&((const zs_module_t *)hModule)->unlinked) ? ZE_MODULE_PROPERTY_FLAG_IMPORTS : 0;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -379,12 +606,20 @@ ze_result_t ZE_APICALL zs_kernel_create(ze_module_handle_t hModule, const ze_ker
 	if (desc->flags > 0x3)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	zs_module_t *mod = (zs_module_t *)hModule;
+	if (atomic_load(&mod->unlinked)) {
+		for (uint32_t i = 0; i < mod->nentries; i++)
+			if (strcmp(mod->entries[i], desc->pKernelName) == 0)
+				return ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED;
+		return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+	}
 	const zm_kernel_t *zk = NULL;
 	for (uint32_t i = 0; i < mod->m.nkernels && !zk; i++)
 		if (strcmp(mod->m.kernels[i].name, desc->pKernelName) == 0)
 			zk = &mod->m.kernels[i];
 	if (!zk)
 		return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+	if (zs_module_data_ready(mod))
+		return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
 	zs_kernel_t *k = calloc(1, sizeof(*k));
 	if (!k || !(k->local_size = calloc(zk->nargs ? zk->nargs : 1, sizeof(uint32_t)))) {
 		free(k);
@@ -577,6 +812,8 @@ ze_result_t zs_kernel_dispatch(const zs_kernel_t *k, const ze_group_count_t *cou
 	const uint32_t ki = (uint32_t)(k->k - k->mod->m.kernels);
 	if (k->mod->num_groups_off[ki] != UINT32_MAX)
 		memcpy(d->args + k->mod->num_groups_off[ki], d->count, sizeof(d->count));
+	/* The program's data segment and the printf buffer. */
+	zs_module_fill_hidden(k->mod, k->k, k->mod->all_nargs[ki], d->args);
 	return ZE_RESULT_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #define ZS_MODULE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include <level_zero/ze_api.h>
 
@@ -24,6 +25,23 @@ typedef struct zs_module {
 	size_t native_size;
 	zs_bo_t text;
 	uint8_t uuid[16];
+	/* Linking (README.md, "Linking"): the SPIR-V of a module that imports
+	 * or exports functions, specialized (spv_linkage), for
+	 * zeModuleDynamicLink.  A module with imports has no kernels until it is
+	 * linked; until then `entries` names the kernels it will have. */
+	uint32_t *spirv;
+	size_t spirv_words;
+	atomic_bool unlinked;
+	char **entries;
+	uint32_t nentries;
+	int debug_lines; /* built with -g: so is the linked module */
+	/* The data segment and the printf buffer (zs_printf.c), made at the
+	 * first kernel creation or global-pointer query. */
+	atomic_bool data_ready;
+	zs_bo_t data;
+	zs_bo_t printf_buf;
+	uint32_t printf_size, printf_cursor, printf_dropped; /* under zs_printf.c's lock */
+	struct zs_module *printf_next;
 } zs_module_t;
 
 typedef struct zs_build_log {

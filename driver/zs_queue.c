@@ -8,6 +8,7 @@
 
 #include "zs_cmdlist.h"
 #include "zs_handle.h"
+#include "zs_printf.h"
 
 #define QUEUE(h) ((zs_queue_t *)(h))
 #define FENCE(h) ((zs_fence_t *)(h))
@@ -168,6 +169,31 @@ bool zs_queue_any_lost(zs_device_t *dev)
 	return atomic_load(&dev->lost);
 }
 
+/* A host synchronization that succeeded is where kernels' printf output
+ * appears (zs_printf.c). */
+static ze_result_t synchronized(zs_device_t *dev, ze_result_t r)
+{
+	if (r == ZE_RESULT_SUCCESS)
+		zs_printf_flush(dev);
+	return r;
+}
+
+bool zs_queue_all_idle(zs_device_t *dev)
+{
+	bool idle = true;
+	pthread_mutex_lock(&list_lock);
+	for (zs_queue_t *q = queues; q && idle; q = q->next) {
+		if (q->dev != dev)
+			continue;
+		pthread_mutex_lock(&q->lock);
+		const uint64_t v = q->submitted;
+		pthread_mutex_unlock(&q->lock);
+		idle = zs_queue_done(q, v);
+	}
+	pthread_mutex_unlock(&list_lock);
+	return idle;
+}
+
 /* ---- entry points -------------------------------------------------------------- */
 
 ze_result_t ZE_APICALL zs_command_queue_create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
@@ -235,14 +261,14 @@ ze_result_t ZE_APICALL zs_command_queue_execute_command_lists(ze_command_queue_h
 		atomic_store(&FENCE(hFence)->state, ZS_FENCE_PENDING);
 	}
 	if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
-		return zs_queue_wait(q, value, ZS_FOREVER);
+		return synchronized(q->dev, zs_queue_wait(q, value, ZS_FOREVER));
 	return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zs_command_queue_synchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
 	ZS_CHECK_HANDLE(hCommandQueue, ZS_T_QUEUE);
-	return zs_queue_wait_idle(QUEUE(hCommandQueue), timeout);
+	return synchronized(QUEUE(hCommandQueue)->dev, zs_queue_wait_idle(QUEUE(hCommandQueue), timeout));
 }
 
 /* ---- fences ------------------------------------------------------------------- */
@@ -310,13 +336,13 @@ ze_result_t ZE_APICALL zs_fence_host_synchronize(ze_fence_handle_t hFence, uint6
 		nanosleep(&ts, NULL);
 	}
 	if (atomic_load(&f->state) == ZS_FENCE_SIGNALED)
-		return ZE_RESULT_SUCCESS;
+		return synchronized(f->q->dev, ZE_RESULT_SUCCESS);
 	uint64_t left = timeout;
 	if (timeout != ZS_FOREVER) {
 		const uint64_t spent = zs_now_ns() - start;
 		left = spent >= timeout ? 0 : timeout - spent;
 	}
-	return zs_queue_wait(f->q, atomic_load(&f->value), left);
+	return synchronized(f->q->dev, zs_queue_wait(f->q, atomic_load(&f->value), left));
 }
 
 ze_result_t ZE_APICALL zs_fence_reset(ze_fence_handle_t hFence)

@@ -53,6 +53,9 @@ ze_result_t zs_queue_wait_all(zs_device_t *dev);
  * (its job hit an engine error): the device is then lost, and waits on
  * events that job would have signalled must not block forever. */
 bool zs_queue_any_lost(zs_device_t *dev);
+/* Whether every queue of the device has completed all it was given (a
+ * look at the timelines, no wait). */
+bool zs_queue_all_idle(zs_device_t *dev);
 
 ze_result_t ZE_APICALL zs_command_queue_create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
 					       const ze_command_queue_desc_t *desc,

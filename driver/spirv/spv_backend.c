@@ -890,6 +890,19 @@ static void encode(spv_ctx_t *c, zm_kernel_t *k)
 	if (!k->text)
 		spv_fail(c, SPV_NO_WORD, "out of memory");
 	k->text_size = (uint32_t)(n * ZE_INST_BYTES);
+	if (c->opt && c->opt->debug_lines && c->nloc) {
+		/* each instruction at its SPIR-V OpLine; code the back end made
+		 * (guards, loops, copies) at the position before it */
+		k->lines = calloc(n + 1, sizeof(zm_line_t));
+		if (!k->lines)
+			spv_fail(c, SPV_NO_WORD, "out of memory");
+		zm_line_t at = {0, 0};
+		for (size_t i = 0; i < n; i++) {
+			if (c->out[i].loc)
+				at = (zm_line_t){c->loc_file[c->out[i].loc - 1], c->loc_line[c->out[i].loc - 1]};
+			k->lines[i] = at;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		const inst_t *in = &c->out[i];
 		ze_inst_t z = {0};

@@ -142,8 +142,12 @@ static int compile_kernel(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_
 	spv_backend(c, k);
 	k->simd = simd;
 	k->slm = c->slm_static;
+	/* Hidden arguments after the user's: the data and printf pointers (their
+	 * room is in c->arg_bytes already), then the group counts. */
+	zm_arg_t hidden[2];
+	const uint32_t nhidden = spv_data_hidden_args(c, hidden);
 	k->arg_bytes = c->arg_bytes + (c->need_num_groups ? 12u : 0u);
-	k->nargs = c->nargs + (c->need_num_groups ? 1u : 0u);
+	k->nargs = c->nargs + nhidden + (c->need_num_groups ? 1u : 0u);
 	k->args = calloc(k->nargs + 1, sizeof(zm_arg_t));
 	if (!k->args) {
 		c->oom = 1;
@@ -155,8 +159,12 @@ static int compile_kernel(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_
 		k->args[i].size = c->args[i].size;
 		k->args[i].name = dup_cstr(c, c->args[i].name);
 	}
+	for (uint32_t i = 0; i < nhidden; i++) {
+		k->args[c->nargs + i] = hidden[i];
+		k->args[c->nargs + i].name = dup_cstr(c, hidden[i].name);
+	}
 	if (c->need_num_groups) {
-		zm_arg_t *h = &k->args[c->nargs];
+		zm_arg_t *h = &k->args[c->nargs + nhidden];
 		h->kind = ZM_ARG_VALUE;
 		h->offset = c->num_groups_off;
 		h->size = 12;
@@ -172,6 +180,7 @@ static void free_kernel(zm_kernel_t *k)
 		free(k->args[j].name);
 	free(k->args);
 	free(k->text);
+	free(k->lines);
 	free(k->name);
 	memset(k, 0, sizeof(*k));
 }
@@ -201,6 +210,7 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 	if (setjmp(c->fail_jmp))
 		goto out;
 	spv_scan_module(c);
+	spv_data_layout(c);
 	if (!c->nentries)
 		spv_fail(c, SPV_NO_WORD, "the module has no kernels (no OpEntryPoint)");
 	kernels = calloc(c->nentries, sizeof(zm_kernel_t));
@@ -237,6 +247,18 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 		k->name = dup_cstr(c, e->name);
 		nk = i + 1;
 	}
+	if (opt && opt->debug_lines && c->nfiles) {
+		out->files = calloc(c->nfiles, sizeof(char *));
+		if (!out->files) {
+			c->oom = 1;
+			spv_fail(c, SPV_NO_WORD, "out of memory");
+		}
+		out->nfiles = c->nfiles;
+		for (uint32_t i = 0; i < c->nfiles; i++)
+			out->files[i] = dup_cstr(c, c->files[i]);
+		out->has_debug_line = 1;
+	}
+	spv_data_output(c, out);
 	out->kernels = kernels;
 	out->nkernels = nk;
 	kernels = NULL;
@@ -244,6 +266,8 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 out:
 	if (rc && c->oom)
 		rc = SPV_NO_MEMORY;
+	if (rc)
+		zm_module_free(out); /* what spv_data_output had filled in */
 	if (kernels) {
 		for (uint32_t i = 0; i < c->nentries; i++)
 			free_kernel(&kernels[i]);

@@ -14,12 +14,30 @@
  * fills it at dispatch and hides it from argument reflection (zs_module.c). */
 #define SPV_HIDDEN_NUM_GROUPS "__zs_num_groups"
 #define SPV_HIDDEN_PREFIX "__zs_"
+/* Hidden global pointers, before the group counts: the module's data segment
+ * (program-scope variables, .zesim.data) when the kernel uses it, and the
+ * printf buffer when the kernel calls printf. */
+#define SPV_HIDDEN_DATA "__zs_data"
+#define SPV_HIDDEN_PRINTF "__zs_printf"
+
+/* The printf buffer: a header of 4 dwords, then records.  A printing lane
+ * reserves its record with an atomic add of the record's size on the offset
+ * and writes it only if it ends within the capacity; otherwise it counts
+ * itself in `dropped`.  A record: u32 its size in bytes (written last, after
+ * a fence: 0 means not complete yet), u32 the format id (the index of the call
+ * site in .zesim.printf), then its arguments' dwords (docs/module-format.md).
+ * The driver decodes the records in buffer order (driver/zs_printf.c). */
+#define SPV_PRINTF_OFFSET 0u   /* bytes in use, header included */
+#define SPV_PRINTF_CAPACITY 4u /* the buffer's size in bytes */
+#define SPV_PRINTF_DROPPED 8u  /* records that did not fit */
+#define SPV_PRINTF_HEADER 16u
 
 typedef struct spv_compile_options {
 	uint32_t max_simd;               /* the device's widest SIMD: 8 or 16 */
 	uint32_t num_spec;               /* specialization constants (ze_module_constants_t) */
 	const uint32_t *spec_ids;
 	const void *const *spec_values;
+	int debug_lines;                 /* -g: a DWARF line table from the module's OpLine */
 } spv_compile_options_t;
 
 enum { SPV_OK = 0, SPV_BUILD_FAILED = -1, SPV_NO_MEMORY = -2 };

@@ -22,6 +22,7 @@ typedef struct arena_chunk {
 } arena_chunk_t;
 
 typedef struct spv_ctx spv_ctx_t;
+typedef struct spv_data spv_data_t;
 
 void *spv_alloc(spv_ctx_t *c, size_t n);            /* zeroed; never NULL (longjmps on OOM) */
 void *spv_grow(spv_ctx_t *c, void *p, size_t *cap, size_t need, size_t elem); /* arena array growth */
@@ -74,6 +75,7 @@ typedef struct inst {
 	uint8_t phi_copy;  /* a mov made for a phi (a copy the allocator tries to coalesce) */
 	uint32_t desc;     /* send descriptor */
 	int32_t target;    /* back end: index of the matching structured instruction */
+	uint32_t loc;      /* source position (c->loc_*) + 1, 0 none */
 	opnd_t d, s[3];
 } inst_t;
 
@@ -225,6 +227,19 @@ struct spv_ctx {
 	uint32_t cur_word;         /* word offset of the instruction being lowered */
 	uint32_t cur_op;           /* its opcode */
 	uint32_t need_num_groups;
+	struct spv_data *data;     /* the data segment and printf formats (spv_data.c) */
+	/* source positions (OpLine), kept over the whole compilation */
+	uint32_t *fi_loc;          /* per flat instruction: position + 1, 0 none */
+	size_t capfiloc;
+	uint32_t flat_loc;         /* while flattening: the current OpLine */
+	uint32_t cur_loc;          /* while lowering: the instruction's */
+	uint32_t *loc_file, *loc_line; /* positions: file index, line */
+	uint32_t nloc;
+	size_t caplocf, caplocl;
+	uint32_t *file_of_str;     /* per OpString id: file index + 1 */
+	const char **files;        /* file names, by index */
+	uint32_t nfiles;
+	size_t capfiles;
 	uint32_t *priv_first;      /* per flat id of a Function variable: its first dword vreg + 1 */
 	uint32_t *priv_ndw;        /* and its size in dwords */
 	uint32_t priv_total;       /* dwords of private memory held in registers */
@@ -277,6 +292,22 @@ opnd_t spv_in_grf(spv_ctx_t *c, opnd_t a);                      /* the operand a
 
 /* spv_printf.c: OpenCL.std printf. */
 void spv_printf(spv_ctx_t *c, const spv_inst_t *in);
+
+/* spv_data.c: program-scope variables in the module's data segment, reached
+ * through the hidden argument __zs_data (R_GLOBAL roots with id
+ * SPV_ROOT_DATA, offsets from the segment's start); the printf formats. */
+#define SPV_ROOT_DATA 0xfffffffeu
+void spv_data_layout(spv_ctx_t *c);       /* the segment, after spv_scan_module */
+void spv_data_setup_kernel(spv_ctx_t *c); /* the variables a kernel uses, its hidden pointers (before lowering) */
+int spv_data_root(const root_t *r);       /* a pointer into the data segment */
+/* A load from a __constant variable at an offset known at compile time: its
+ * initial value as immediates (32/64-bit scalars and vectors); 0 if not. */
+int spv_data_fold_load(spv_ctx_t *c, const val_t *p, uint32_t type, val_t *r);
+const char *spv_data_string(spv_ctx_t *c, uint32_t off); /* the NUL-terminated initial bytes at off, or NULL */
+opnd_t spv_data_printf_base(spv_ctx_t *c);               /* the printf buffer's address (a send's base) */
+uint32_t spv_data_printf_format(spv_ctx_t *c, const char *format, const uint32_t *args, uint32_t nargs); /* its id */
+uint32_t spv_data_hidden_args(spv_ctx_t *c, zm_arg_t *out); /* the kernel's hidden pointers (names static) */
+void spv_data_output(spv_ctx_t *c, zm_module_t *out);   /* segment, variables, formats into the module */
 
 /* spv_math.c: the OpenCL.std instructions computed by code sequences (exp, log,
  * sin, floor, clz, ...), one 32-bit component at a time.  x[0..2] are the

@@ -428,7 +428,14 @@ static void make_constant(spv_ctx_t *c, const spv_inst_t *in)
 	case SpvOpSpecConstantComposite: {
 		const spv_type_t *t = ty(c, type);
 		if (t->nleaf > 4096)
-			spv_fail(c, in->off, "constant composite of %u parts is too large", t->nleaf);
+			return; /* too large for registers: only an initializer (spv_data.c) */
+		for (uint32_t i = 3; i < in->nwords; i++) {
+			/* A constituent that is a constant but not a value (an address
+			 * in an initializer, ...): refused where used (spv_data.c). */
+			const spv_inst_t *d = spv_def(c->m, in->w[i]);
+			if (d && !c->consts[in->w[i]].done && d->opcode >= SpvOpConstantTrue && d->opcode <= SpvOpSpecConstantOp)
+				return;
+		}
 		val_t *cv = new_const(c, id, type, t->nleaf);
 		uint32_t at = 0;
 		for (uint32_t i = 3; i < in->nwords; i++) {
@@ -451,6 +458,8 @@ static void make_constant(spv_ctx_t *c, const spv_inst_t *in)
 		return;
 	}
 	case SpvOpSpecConstantOp:
+		if (ty(c, type)->k == TY_PTR)
+			return; /* an address in an initializer: refused where used (spv_data.c) */
 		spec_constant_op(c, in);
 		return;
 	default:
@@ -698,6 +707,8 @@ static spv_inst_t *flat_push(spv_ctx_t *c, uint32_t off, const uint32_t *words, 
 	spv_inst_t *f = &c->fi[c->nfi++];
 	memset(f, 0, sizeof(*f));
 	f->off = off;
+	c->fi_loc = spv_grow(c, c->fi_loc, &c->capfiloc, c->nfi, sizeof(uint32_t));
+	c->fi_loc[c->nfi - 1] = c->flat_loc;
 	f->opcode = (uint16_t)(w[0] & 0xffffu);
 	f->nwords = (uint16_t)nwords;
 	f->w = w;
@@ -720,6 +731,32 @@ static void flat_label(spv_ctx_t *c, uint32_t off, uint32_t label)
 {
 	const uint32_t w[2] = {2u << 16 | SpvOpLabel, label};
 	flat_push(c, off, w, 2);
+}
+
+/* An OpLine's position, interned: index + 1 (0 when not recording lines). */
+static uint32_t source_loc(spv_ctx_t *c, const spv_inst_t *in)
+{
+	if (!c->opt || !c->opt->debug_lines || in->nwords < 4)
+		return 0;
+	const uint32_t str = in->w[1];
+	const spv_inst_t *s = spv_def(c->m, str);
+	if (!s || s->opcode != SpvOpString)
+		spv_fail(c, in->off, "OpLine: %%%u is not an OpString", str);
+	if (!c->file_of_str)
+		c->file_of_str = spv_alloc(c, c->m->bound * sizeof(uint32_t));
+	if (!c->file_of_str[str]) {
+		c->files = spv_grow(c, c->files, &c->capfiles, c->nfiles + 1, sizeof(char *));
+		c->files[c->nfiles++] = lit_string(s, 2);
+		c->file_of_str[str] = c->nfiles;
+	}
+	const uint32_t file = c->file_of_str[str] - 1, line = in->w[2];
+	if (c->nloc && c->loc_file[c->nloc - 1] == file && c->loc_line[c->nloc - 1] == line)
+		return c->nloc;
+	c->loc_file = spv_grow(c, c->loc_file, &c->caplocf, c->nloc + 1, sizeof(uint32_t));
+	c->loc_line = spv_grow(c, c->loc_line, &c->caplocl, c->nloc + 1, sizeof(uint32_t));
+	c->loc_file[c->nloc] = file;
+	c->loc_line[c->nloc] = line;
+	return ++c->nloc;
 }
 
 struct ret_site {
@@ -888,9 +925,20 @@ static void emit_instance(spv_ctx_t *c, struct instance *I, uint32_t depth, cons
 		c->cur_word = in->off;
 		switch (in->opcode) {
 		case SpvOpFunctionParameter:
-		case SpvOpLine:
-		case SpvOpNoLine:
 			continue;
+		case SpvOpLine:
+			c->flat_loc = source_loc(c, in);
+			continue;
+		case SpvOpNoLine:
+			c->flat_loc = 0;
+			continue;
+		case SpvOpExtInst:
+			/* NonSemantic.* and OpenCL.DebugInfo.100 have no effect; they
+			 * are dropped here, since llvm-spirv puts DebugScope even
+			 * between a block's label and its OpPhis */
+			if (in->nwords > 3 && in->w[3] < m->bound && c->ext_ok[in->w[3]] && m->ocl_set[in->w[3]] != 1)
+				continue;
+			break;
 		case SpvOpLabel:
 			cur_label = orig_label = map_id(I, in->result);
 			c->term_of[orig_label] = orig_label;
@@ -1003,6 +1051,8 @@ inst_t *spv_emit_to(spv_ctx_t *c, blk_t *b, const inst_t *in)
 {
 	b->code = spv_grow(c, b->code, &b->capcode, b->ncode + 1, sizeof(inst_t));
 	b->code[b->ncode] = *in;
+	if (!in->loc)
+		b->code[b->ncode].loc = c->cur_loc;
 	return &b->code[b->ncode++];
 }
 
@@ -2056,6 +2106,8 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 		priv_load(c, p, type, r);
 		return;
 	}
+	if (spv_data_fold_load(c, p, type, r))
+		return; /* a __constant value known at compile time */
 	check_mem_root(c, p);
 	uint32_t offs[MAX_LEAVES + 1], n = 0;
 	uint8_t wid[MAX_LEAVES + 1];
@@ -2902,8 +2954,8 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		spv_fail(c, in->off, "OpExtInst: extended instruction set \"%s\" is not supported",
 			 imp ? lit_string(imp, 2) : "?");
 	}
-	if (!c->m->ocl_set[set])
-		return; /* NonSemantic.*: no effect on the program */
+	if (c->m->ocl_set[set] != 1)
+		return; /* NonSemantic.*, OpenCL.DebugInfo.100: no effect on the program */
 	if (n == OpenCLstd_Printf) {
 		spv_printf(c, in);
 		return;
@@ -3310,8 +3362,10 @@ static void lower_block(spv_ctx_t *c, blk_t *b)
 			}
 			continue;
 		}
+		c->cur_loc = c->fi_loc ? c->fi_loc[i] : 0;
 		lower_inst(c, in);
 	}
+	c->cur_loc = 0;
 }
 
 /* Resolve each block's terminator to block indices. */
@@ -3479,10 +3533,10 @@ static void setup_globals(spv_ctx_t *c)
 			v->leaf[0] = o_imm(0);
 			v->done = 1;
 		}
-		/* Other program-scope variables (__constant data, globals) stay
-		 * undefined: a use reports them. */
 	}
 	c->slm_static = align_up(slm, 4);
+	/* __constant and __global program-scope variables: the data segment. */
+	spv_data_setup_kernel(c);
 }
 
 void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e)

@@ -165,7 +165,14 @@ static int consume(struct walker *wk, const struct pending *p)
 		} else if (p->kind == SPV_KIND_LiteralExtInstInteger) {
 			wk->pos++;
 			const uint32_t set = wk->w[3];
-			if (set < wk->env->bound && wk->env->ocl(wk->env->c, set)) {
+			if (set < wk->env->bound && wk->env->ocl(wk->env->c, set) == 2) {
+				/* OpenCL.DebugInfo.100 mixes literals and ids: its operands
+				 * are skipped unchecked (the front end ignores them). */
+				wk->nq = wk->iq;
+				wk->pos = wk->n;
+				return 0;
+			}
+			if (set < wk->env->bound && wk->env->ocl(wk->env->c, set) == 1) {
 				const spv_inst_info_t *x = spv_opencl_ext_info(v);
 				if (!x)
 					return fail(wk->err, wk->errlen, "word %u: OpExtInst: unknown OpenCL.std instruction %u",
@@ -456,6 +463,9 @@ int spv_read(const void *bytes, size_t size, spv_module_t *m, char *err, size_t 
 			if (in->opcode == OP_EXT_INST_IMPORT && in->nwords >= 3 &&
 			    strncmp((const char *)&in->w[2], "OpenCL.std", (in->nwords - 2) * 4u) == 0)
 				m->ocl_set[in->result] = 1;
+			else if (in->opcode == OP_EXT_INST_IMPORT && in->nwords >= 3 &&
+				 strncmp((const char *)&in->w[2], "OpenCL.DebugInfo.100", (in->nwords - 2) * 4u) == 0)
+				m->ocl_set[in->result] = 2;
 		}
 		m->ninsts++;
 		i += in->nwords;

@@ -1,9 +1,10 @@
 /* zesim-spirv: the driver's SPIR-V front end as a command, for developers and
  * tests: translate a SPIR-V module into a ZE-ISA module file.
  *
- *     zesim-spirv [-8] [-o OUT.elf] IN.spv
+ *     zesim-spirv [-8] [-g] [-o OUT.elf] IN.spv
  *
- * -8 limits kernels to SIMD8.  Errors are the build-log messages that
+ * -8 limits kernels to SIMD8; -g writes the DWARF line table of the module's
+ * OpLine positions (zeModuleCreate's build flag -g).  Errors are the build-log messages that
  * zeModuleCreate returns; the exit status is 1 on a failed build. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +21,17 @@ int main(int argc, char **argv)
 			out = argv[++i];
 		else if (strcmp(argv[i], "-8") == 0)
 			opt.max_simd = 8;
+		else if (strcmp(argv[i], "-g") == 0)
+			opt.debug_lines = 1;
 		else if (!in && argv[i][0] != '-')
 			in = argv[i];
 		else {
-			fprintf(stderr, "usage: zesim-spirv [-8] [-o OUT.elf] IN.spv\n");
+			fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-o OUT.elf] IN.spv\n");
 			return 2;
 		}
 	}
 	if (!in) {
-		fprintf(stderr, "usage: zesim-spirv [-8] [-o OUT.elf] IN.spv\n");
+		fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-o OUT.elf] IN.spv\n");
 		return 2;
 	}
 	FILE *f = fopen(in, "rb");

@@ -3,7 +3,7 @@
 # compiled to SPIR-V at build time (tests/kernels/kernels.cmake).
 include(${PROJECT_SOURCE_DIR}/tests/kernels/kernels.cmake)
 
-foreach(t spirv spirv_ops spirv_errors)
+foreach(t spirv spirv_ops spirv_errors spirv_corpus spirv_narrow spirv_link spirv_printf spirv_math)
   add_executable(e2e_${t} test_${t}.c)
   target_include_directories(e2e_${t} PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
   target_compile_definitions(e2e_${t} PRIVATE _GNU_SOURCE)
@@ -21,9 +21,45 @@ foreach(k vadd saxpy elementwise reduce histogram builtins)
   e2e_test(spirv_${k} spirv ${k} ${SPV_KERNEL_DIR}/${k}.spv)
 endforeach()
 e2e_test(spirv_ops spirv_ops ${SPV_KERNEL_DIR})
+e2e_test(spirv_narrow spirv_narrow ${SPV_KERNEL_DIR}/narrow.spv ${SPV_KERNEL_DIR}/private.spv)
 e2e_test(spirv_spec_constants spirv spec ${SPV_KERNEL_DIR}/spec_constants.spv)
+# Program-scope variables; printf (the test compares the exact output of a
+# child process, stdout and stderr, with the text it expects).
+e2e_test(spirv_constdata spirv_printf constdata ${SPV_KERNEL_DIR})
+e2e_test(spirv_printf spirv_printf printf ${SPV_KERNEL_DIR})
 # Malformed and unsupported modules: error codes and build logs.
 e2e_test(spirv_errors spirv_errors ${SPV_KERNEL_DIR})
+# The OpenCL.std functions computed by code sequences (math.cl) against the
+# host's glibc within OpenCL's ulp bounds, or exactly; a sample of every
+# kernel's launches again on the Python ISS, bit for bit (65 launches).
+e2e_test(spirv_math spirv_math ${SPV_KERNEL_DIR})
+add_test(NAME e2e_spirv_math_vs_iss
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/vs_iss.py --launches 65 --
+    ${E2E_RUN} $<TARGET_FILE:e2e_spirv_math> ${SPV_KERNEL_DIR})
+set_tests_properties(e2e_spirv_math_vs_iss PROPERTIES LABELS e2e TIMEOUT 300
+  ENVIRONMENT "ZESIM_BUILD=${CMAKE_BINARY_DIR}")
+# Modules importing functions from each other: zeModuleDynamicLink.
+e2e_test(spirv_link spirv_link ${SPV_KERNEL_DIR})
+# Application kernels (test_spirv_corpus.c), each on several sizes; the
+# long-running loop also in a large configuration, label `long` only (about
+# 30 s: `ctest -L long`, or left out with `-LE long`).
+foreach(k matmul scan iterate black_scholes)
+  e2e_test(spirv_${k} spirv_corpus ${k} ${SPV_KERNEL_DIR}/${k}.spv)
+endforeach()
+add_test(NAME e2e_spirv_iterate_long COMMAND ${E2E_RUN} $<TARGET_FILE:e2e_spirv_corpus> iterate
+  ${SPV_KERNEL_DIR}/iterate.spv long)
+set_tests_properties(e2e_spirv_iterate_long PROPERTIES LABELS long TIMEOUT 900
+  ENVIRONMENT "ZESIM_BUILD=${CMAKE_BINARY_DIR}")
+
+# Random expression kernels (tests/kernels/gen_random.py: 10 modules of 55
+# kernels, generated and compiled at build time with a fixed seed) against the
+# generator's Python reference; other seeds by hand (gen_random.py --compile).
+add_executable(e2e_spirv_random test_spirv_random.c)
+target_include_directories(e2e_spirv_random PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
+target_compile_definitions(e2e_spirv_random PRIVATE _GNU_SOURCE)
+target_link_libraries(e2e_spirv_random PRIVATE ${ZE_LOADER_LIB} m Threads::Threads)
+add_dependencies(e2e_spirv_random ${E2E_STACK} spirv_kernels)
+e2e_test(spirv_random spirv_random ${SPV_RANDOM_DIR})
 
 # The reader and front end on hand-made modules, and every test module
 # mutated at random (no crash, always a result or a message); the second run
@@ -38,8 +74,31 @@ add_test(NAME spirv_reader_san COMMAND test_spirv_reader-san ${SPV_KERNEL_DIR} 2
 set_tests_properties(spirv_reader PROPERTIES LABELS unit TIMEOUT 300)
 set_tests_properties(spirv_reader_san PROPERTIES LABELS sanitize TIMEOUT 600)
 
+# spv_link without a device: linked modules checked by spirv-val and
+# compiled, failing links, mutated modules (the second run under ASan/UBSan).
+foreach(suffix "" "-san")
+  add_executable(test_spirv_link_unit${suffix} test_spirv_link_unit.c)
+  target_link_libraries(test_spirv_link_unit${suffix} PRIVATE zs_spirv${suffix})
+  add_dependencies(test_spirv_link_unit${suffix} spirv_kernels)
+endforeach()
+add_test(NAME spirv_link COMMAND test_spirv_link_unit ${SPV_KERNEL_DIR} ${ZESIM_SPIRV_VAL} 2000)
+add_test(NAME spirv_link_san COMMAND test_spirv_link_unit-san ${SPV_KERNEL_DIR} ${ZESIM_SPIRV_VAL} 2000)
+set_tests_properties(spirv_link PROPERTIES LABELS unit TIMEOUT 300)
+set_tests_properties(spirv_link_san PROPERTIES LABELS sanitize TIMEOUT 600)
+
 # SIMD8 and SIMD16 translations of the phase-1 kernels on the Python ISS.
 add_test(NAME spirv_iss
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/spirv_iss.py
     --spirv $<TARGET_FILE:zesim-spirv> --kernels ${SPV_KERNEL_DIR})
 set_tests_properties(spirv_iss PROPERTIES LABELS unit TIMEOUT 600)
+
+# The front end's compile time and code quality (bench/compile.py, label bench).
+include(${PROJECT_SOURCE_DIR}/bench/compile.cmake)
+
+# -g: OpLine positions in the DWARF line table (zesim-spirv -g).
+add_test(NAME spirv_lines
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/test_spirv_lines.py
+    --spirv $<TARGET_FILE:zesim-spirv> --dis $<TARGET_FILE:zesim-dis>
+    ${SPV_KERNEL_DIR}/saxpy_g.spv ${SPV_KERNEL_SRC}/saxpy.cl
+    ${SPV_KERNEL_DIR}/elementwise_g.spv ${SPV_KERNEL_SRC}/elementwise.cl)
+set_tests_properties(spirv_lines PROPERTIES LABELS unit TIMEOUT 120)

@@ -11,7 +11,7 @@ __kernel void elementwise(__global const int *in, __global int *out_i, __global 
 	int acc;
 	float f;
 	if (x > k) {
-		acc = x * 3 - k;
+		acc = x * 3 - k; // LINE
 		f = (float)x * 0.5f;
 	} else {
 		acc = (x ^ 0x55) + (x << 2);
@@ -19,7 +19,7 @@ __kernel void elementwise(__global const int *in, __global int *out_i, __global 
 	}
 	int n = (x & 15) + (i & 3);
 	for (int j = 0; j < n; j++) {
-		acc += j * x;
+		acc += j * x; // LINE
 		if ((acc & 1) == 0)
 			acc = acc >> 1;
 		f = fma(f, 1.5f, (float)j);

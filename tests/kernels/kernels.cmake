@@ -28,18 +28,38 @@ function(spv_kernel name source)
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${spv})
 endfunction()
 
-foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2)
+foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2 narrow)
   spv_kernel(${k} ${k})
 endforeach()
+# -fno-builtin: no memset/memcpy idioms on private arrays, which llvm-spirv-14
+# translates with OpBitcasts among the OpVariables, a layout spirv-val rejects
+# (the front end itself accepts it and implements OpCopyMemorySized).
+spv_kernel(private private -fno-builtin)
+# The OpenCL.std functions computed by code sequences (tests/e2e/test_spirv_math.c).
+spv_kernel(math math)
 spv_kernel(cl2 cl2 -cl-std=CL2.0 -Xclang -cl-ext=+cl_khr_subgroups)
-# What phase 1 refuses, each as a module of its own.
-spv_kernel(unsupported_sin unsupported -DUSE_SIN)
+# Program-scope variables and printf (tests/e2e/test_spirv_printf.c); printf
+# without fp64, as for this device (floats reach printf as floats).
+spv_kernel(constdata constdata)
+spv_kernel(constdata20 constdata -cl-std=CL2.0)
+spv_kernel(printf printf -Xclang -cl-ext=-cl_khr_fp64 -Wno-format -Wno-format-invalid-specifier)
+# Modules importing each other's functions (tests/e2e/test_spirv_link.c).
+foreach(k link_main link_lib link_lib2 link_bad)
+  spv_kernel(${k} ${k})
+endforeach()
+spv_kernel(link_main_scale link_main -DONLY_SCALE)
+# Application kernels (tests/e2e/test_spirv_corpus.c, bench/compile.py).
+foreach(k matmul scan iterate black_scholes)
+  spv_kernel(${k} ${k})
+endforeach()
+# What the front end refuses, each as a module of its own.
+spv_kernel(unsupported_big_private unsupported -DUSE_BIG_PRIVATE)
 spv_kernel(unsupported_double unsupported -DUSE_DOUBLE)
-spv_kernel(unsupported_private_array unsupported -DUSE_PRIVATE_ARRAY)
-spv_kernel(unsupported_char unsupported -DUSE_CHAR)
+spv_kernel(unsupported_half unsupported -DUSE_HALF)
+spv_kernel(unsupported_work_dim unsupported -DUSE_WORK_DIM)
 
 # Kernels written in SPIR-V assembly (what OpenCL C cannot express).
-foreach(k spec_constants asm_ops)
+foreach(k spec_constants asm_ops link_spec_main link_spec_lib link_var)
   set(raw ${SPV_KERNEL_DIR}/${k}.unvalidated.spv)
   add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/${k}.spv
     COMMAND ${ZESIM_SPIRV_AS} ${SPV_KERNEL_SRC}/${k}.spvasm -o ${raw}
@@ -49,6 +69,54 @@ foreach(k spec_constants asm_ops)
     COMMENT "Assembling SPIR-V kernel ${k}"
     VERBATIM)
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${SPV_KERNEL_DIR}/${k}.spv)
+endforeach()
+
+# With -g (debug line mapping, tests/unit/test_spirv_lines.py).  Not checked by
+# spirv-val: llvm-spirv-14 writes OpenCL.DebugInfo.100 instructions that the
+# Debian spirv-val rejects (e.g. "DebugTypePointer: expected operand Base Type
+# must be a result id of DebugTypeBasic"); the front end skips that set.
+foreach(k saxpy elementwise)
+  add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/${k}_g.spv
+    COMMAND ${ZESIM_CLANG14} -cl-std=CL1.2 -target spir64 -O2 -g -emit-llvm -c
+      ${SPV_KERNEL_SRC}/${k}.cl -o ${SPV_KERNEL_DIR}/${k}_g.bc
+    COMMAND ${ZESIM_LLVM_SPIRV} ${SPV_KERNEL_DIR}/${k}_g.bc -o ${SPV_KERNEL_DIR}/${k}_g.spv
+    DEPENDS ${SPV_KERNEL_SRC}/${k}.cl
+    COMMENT "Compiling OpenCL C kernel ${k} to SPIR-V with -g"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${SPV_KERNEL_DIR}/${k}_g.spv)
+endforeach()
+
+# Random expression kernels with their expected results (random.ref), made by
+# tests/kernels/gen_random.py with a fixed seed and compiled as above, for
+# tests/e2e/test_spirv_random.c.  A folder of their own: the tests that read
+# every module of this one leave them out.
+set(SPV_RANDOM_DIR ${SPV_KERNEL_DIR}/random)
+set(SPV_RANDOM_SEED 1)
+set(SPV_RANDOM_MODULES 10)
+math(EXPR last "${SPV_RANDOM_MODULES} - 1")
+set(sources)
+foreach(m RANGE ${last})
+  list(APPEND sources ${SPV_RANDOM_DIR}/random_${m}.cl)
+endforeach()
+add_custom_command(OUTPUT ${sources} ${SPV_RANDOM_DIR}/random.ref
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/gen_random.py --out ${SPV_RANDOM_DIR}
+    --seed ${SPV_RANDOM_SEED} --modules ${SPV_RANDOM_MODULES}
+  DEPENDS ${SPV_KERNEL_SRC}/gen_random.py
+  COMMENT "Generating random expression kernels (seed ${SPV_RANDOM_SEED})"
+  VERBATIM)
+set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${SPV_RANDOM_DIR}/random.ref)
+foreach(m RANGE ${last})
+  set(name ${SPV_RANDOM_DIR}/random_${m})
+  add_custom_command(OUTPUT ${name}.spv
+    COMMAND ${ZESIM_CLANG14} -cl-std=CL1.2 -target spir64 -O2 -emit-llvm -c -ffp-contract=off -w
+      ${name}.cl -o ${name}.bc
+    COMMAND ${ZESIM_LLVM_SPIRV} ${name}.bc -o ${name}.unvalidated.spv
+    COMMAND ${ZESIM_SPIRV_VAL} ${name}.unvalidated.spv
+    COMMAND ${CMAKE_COMMAND} -E rename ${name}.unvalidated.spv ${name}.spv
+    DEPENDS ${name}.cl
+    COMMENT "Compiling random expression kernels random_${m} to SPIR-V"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${name}.spv)
 endforeach()
 
 get_property(SPV_KERNEL_FILES GLOBAL PROPERTY SPV_KERNEL_FILES)

@@ -4,5 +4,5 @@ __kernel void saxpy(__global const float *x, __global float *y, float a, uint n)
 {
 	size_t i = get_global_id(0);
 	if (i < n)
-		y[i] = fma(a, x[i], y[i]);
+		y[i] = fma(a, x[i], y[i]); // LINE (tests/unit/test_spirv_lines.py)
 }

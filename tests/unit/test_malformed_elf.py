@@ -2,10 +2,14 @@
 """Malformed ELF modules: every corruption of a valid module must be rejected
 by zesim-dis with exit 1 and a message naming the offending field (the
 wording of docs/module-format.md "What the reader checks"), never a crash or
-a sanitizer report.  Truncations at many lengths are checked the same way."""
+a sanitizer report.  Truncations at many lengths are checked the same way.
+With --spirv, the same for a module with a data segment, printf formats and
+variables (.zesim.data, .zesim.printf, STT_OBJECT symbols), written by
+zesim-spirv from a test kernel."""
 import argparse
 import pathlib
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -83,6 +87,65 @@ def cases(img):
     yield "empty file", b"", "shorter than an ELF64 header"
 
 
+SYM = struct.Struct("<IBBHQQ")  # name info other shndx value size
+
+
+def symbols(img, s):
+    """(index, file offset, name, info, shndx) of every symbol."""
+    _, _, sym = s[".symtab"]
+    _, _, st = s[".strtab"]
+    out = []
+    for i in range(sym[5] // 24):
+        off = sym[4] + 24 * i
+        name, info, _, shndx, _, _ = SYM.unpack_from(img, off)
+        end = img.index(b"\0", st[4] + name)
+        out.append((i, off, img[st[4] + name:end].decode(), info, shndx))
+    return out
+
+
+def data_cases(img):
+    """Corruptions of the data segment, the printf formats and the variables."""
+    s = sections(img)
+    data_i, data_h, data = s[".zesim.data"]
+    pf_i, pf_h, pf = s[".zesim.printf"]
+    objs = [x for x in symbols(img, s) if x[3] & 0xF == 1]  # STT_OBJECT
+    glob = [x for x in objs if x[3] >> 4 == 1]
+    local = [x for x in objs if x[3] >> 4 == 0]
+    assert glob and local, "the data module needs exported and local variables"
+    e0 = pf[4]  # the first printf entry
+    nargs0, = struct.unpack_from("<I", img, e0 + 4)
+    size0, = struct.unpack_from("<I", img, e0)
+    yield "data as NOBITS", patch(img, "<I", data_h + 4, 8), ".zesim.data has type 8"
+    yield "data flags", patch(img, "<Q", data_h + 8, 0), "flags 0x0, expected SHF_ALLOC|SHF_WRITE"
+    yield "data address", patch(img, "<Q", data_h + 16, 0x1000), "sh_addr 0x1000, expected 0"
+    yield "data alignment", patch(img, "<Q", data_h + 48, 12), "sh_addralign 12 is not a power of two"
+    yield "data empty", patch(img, "<Q", data_h + 32, 0), ".zesim.data: size 0 out of range"
+    yield "data size huge", patch(img, "<Q", data_h + 32, 1 << 40), "runs past the end"
+    yield "two data sections", patch(img, "<I", pf_h, data[0]), "two .zesim.data sections"
+    names = s[".shstrtab"][2][4]
+    pf_name = names + pf[0]
+    yield "unknown .zesim section", patch(img, "<B", pf_name + 8, ord("q")), "unknown section .zesim.pqintf"
+    yield "printf entry size", patch(img, "<I", e0, 5), ".zesim.printf: entry 0 has size 5"
+    yield "printf entry past the end", patch(img, "<I", e0, pf[5] + 4), ".zesim.printf: entry 0 has size"
+    yield "printf arguments", patch(img, "<I", e0 + 4, 1000), "1000 arguments do not fit"
+    yield "printf argument kind", patch(img, "<I", e0 + 8, 0x99), "argument 0 has invalid kind 0x99"
+    yield "printf vector size", patch(img, "<I", e0 + 8, 0x501), "argument 0 has invalid kind 0x501"
+    fmt = e0 + 8 + 4 * nargs0
+    b = bytearray(img)
+    b[fmt:e0 + size0] = b"A" * (e0 + size0 - fmt)
+    yield "printf format without NUL", bytes(b), ".zesim.printf: entry 0: format not NUL-terminated"
+    yield "printf size", patch(img, "<Q", pf_h + 32, pf[5] - 2), "is not a positive multiple of 4"
+    yield "printf flags", patch(img, "<Q", pf_h + 8, 2), ".zesim.printf has type 1 and flags 0x2"
+    g = glob[0]
+    yield "variable outside", patch(img, "<Q", g[1] + 8, data[5] - 1), f"object symbol {g[2]} (value"
+    yield "variable too large", patch(img, "<Q", g[1] + 16, 1 << 33), f"object symbol {g[2]} (value"
+    yield "variable in text", patch(img, "<H", g[1] + 6, 1), f"object symbol {g[2]} is not in .zesim.data"
+    yield "function in data", patch(img, "<B", g[1] + 4, 0x12), f"symbol {g[2]} in .zesim.data is not an object"
+    twice = patch(img, "<B", local[0][1] + 4, 0x11)
+    twice = patch(twice, "<I", local[0][1], struct.unpack_from("<I", img, g[1])[0])
+    yield "variable exported twice", twice, f"object symbol {g[2]} is exported twice"
+
+
 def run(dis, tmp, name, data, expect):
     path = pathlib.Path(tmp) / "m.elf"
     path.write_bytes(data)
@@ -102,6 +165,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--as", dest="as_path", required=True)
     ap.add_argument("--dis", required=True)
+    ap.add_argument("--spirv", help="zesim-spirv, to write a module with data and printf formats")
+    ap.add_argument("--spirv-module", help="the SPIR-V module it translates")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         src = pathlib.Path(tmp) / "good.zeasm"
@@ -127,6 +192,25 @@ def main():
             f = run(a.dis, tmp, f"truncated to {cut}", img[:cut], "zesim-dis:")
             if f:
                 failures.append(f)
+        if a.spirv:
+            data = pathlib.Path(tmp) / "data.elf"
+            r = subprocess.run([a.spirv, "-o", str(data), a.spirv_module], capture_output=True, text=True)
+            if r.returncode:
+                sys.exit("cannot build the module with data: " + r.stderr)
+            img = data.read_bytes()
+            ok = zetools.disassemble(a.dis, data)
+            if ok.returncode:
+                sys.exit("the module with data is rejected: " + ok.stderr)
+            for name, bad, expect in data_cases(img):
+                n += 1
+                f = run(a.dis, tmp, name, bad, expect)
+                if f:
+                    failures.append(f)
+            for cut in sorted(set(range(0, len(img), max(1, len(img) // 48))) | {len(img) - 1}):
+                n += 1
+                f = run(a.dis, tmp, f"data module truncated to {cut}", img[:cut], "zesim-dis:")
+                if f:
+                    failures.append(f)
     for f in failures:
         print("FAIL", f)
     print(f"malformed ELF: {n - len(failures)}/{n} inputs rejected as expected")

@@ -47,6 +47,24 @@ int zm_arg_kind_by_name(const char *name)
 	return -1;
 }
 
+uint32_t zm_printf_arg_dwords(uint32_t arg)
+{
+	const uint32_t n = ZM_PF_COUNT(arg);
+	if (n < 1 || n > 16 || (n > 4 && n != 8 && n != 16))
+		return 0;
+	switch (ZM_PF_KIND(arg)) {
+	case ZM_PF_INT:
+	case ZM_PF_FLOAT:
+	case ZM_PF_STRING:
+		return n;
+	case ZM_PF_LONG:
+	case ZM_PF_POINTER:
+		return 2 * n;
+	default:
+		return 0;
+	}
+}
+
 /* ---- growable byte buffer ------------------------------------------------- */
 
 typedef struct buf {
@@ -173,6 +191,23 @@ static void build_note(buf_t *b, const zm_kernel_t *k)
 	free(name_off);
 }
 
+/* .zesim.printf: one entry per format (docs/module-format.md). */
+static void build_printf(buf_t *b, const zm_module_t *m)
+{
+	for (uint32_t i = 0; i < m->nprintf; i++) {
+		const zm_printf_t *f = &m->printf_formats[i];
+		const size_t start = b->n;
+		buf_u32(b, 0); /* entry size, patched below */
+		buf_u32(b, f->nargs);
+		for (uint32_t j = 0; j < f->nargs; j++)
+			buf_u32(b, f->args[j]);
+		buf_str(b, f->format);
+		buf_pad4(b);
+		if (!b->oom)
+			set32(b->p + start, (uint32_t)(b->n - start));
+	}
+}
+
 /* DWARF 4 line table: one sequence per text section.  min_inst_length is 16,
  * so "advance_pc 1" steps one instruction. */
 static void build_debug_line(buf_t *b, const zm_module_t *m)
@@ -274,6 +309,27 @@ static int validate_for_write(const zm_module_t *m, char *err, size_t len)
 			if (strcmp(m->kernels[j].name, k->name) == 0)
 				return fail(err, len, "kernel %s defined twice", k->name);
 	}
+	if (m->data_size > ZE_MAX_DATA_BYTES || (m->data_size && !m->data))
+		return fail(err, len, "data segment of %u bytes invalid", m->data_size);
+	if (m->data_align > ZE_MAX_DATA_ALIGN || (m->data_align & (m->data_align - 1)))
+		return fail(err, len, "data alignment %u invalid", m->data_align);
+	for (uint32_t i = 0; i < m->nglobals; i++) {
+		const zm_global_t *g = &m->globals[i];
+		if (!g->name[0] || g->offset > m->data_size || g->size > m->data_size - g->offset)
+			return fail(err, len, "variable %s (offset %u, size %u) outside the %u-byte data segment",
+				    g->name, g->offset, g->size, m->data_size);
+	}
+	if (m->nprintf > ZE_MAX_PRINTF_FORMATS)
+		return fail(err, len, "%u printf formats exceed %u", m->nprintf, ZE_MAX_PRINTF_FORMATS);
+	for (uint32_t i = 0; i < m->nprintf; i++) {
+		const zm_printf_t *f = &m->printf_formats[i];
+		if (f->nargs > ZE_MAX_PRINTF_ARGS)
+			return fail(err, len, "printf format %u: %u arguments exceed %u", i, f->nargs,
+				    ZE_MAX_PRINTF_ARGS);
+		for (uint32_t j = 0; j < f->nargs; j++)
+			if (!zm_printf_arg_dwords(f->args[j]))
+				return fail(err, len, "printf format %u: argument %u is 0x%x", i, j, f->args[j]);
+	}
 	return 0;
 }
 
@@ -298,7 +354,7 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 
 	int rc = -1;
 	struct writer w = {0};
-	buf_t note = {0}, syms = {0}, strtab = {0}, dline = {0};
+	buf_t note = {0}, syms = {0}, strtab = {0}, dline = {0}, pf = {0};
 	w.elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!w.elf)
 		goto out_elf;
@@ -332,8 +388,23 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 		build_note(&note, &m->kernels[i]);
 	if (!add_section(&w, ".note.zesim", SHT_NOTE, 0, note.p, note.n, 4, ELF_T_BYTE))
 		goto out_elf;
+	/* The data segment and the printf formats, when the module has them. */
+	uint16_t data_ndx = 0;
+	if (m->data_size) {
+		Elf_Scn *ds = add_section(&w, ZE_DATA_SECTION, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, m->data,
+					  m->data_size, m->data_align ? m->data_align : 1, ELF_T_BYTE);
+		if (!ds)
+			goto out_elf;
+		data_ndx = (uint16_t)elf_ndxscn(ds);
+	}
+	if (m->nprintf) {
+		build_printf(&pf, m);
+		if (!add_section(&w, ZE_PRINTF_SECTION, SHT_PROGBITS, 0, pf.p, pf.n, 4, ELF_T_BYTE))
+			goto out_elf;
+	}
 
-	/* Symbols: null, locals (functions), then globals (kernels). */
+	/* Symbols: null, locals (functions, variables), then globals (kernels,
+	 * exported variables). */
 	Elf64_Sym sym;
 	buf_u8(&strtab, 0);
 	memset(&sym, 0, sizeof(sym));
@@ -360,6 +431,20 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 				buf_put(&syms, &sym, sizeof(sym));
 			}
 		}
+		/* Variables: locals, then the exported ones among the globals. */
+		for (uint32_t i = 0; data_ndx && i < m->nglobals; i++) {
+			const zm_global_t *g = &m->globals[i];
+			if (!g->exported != !pass)
+				continue;
+			memset(&sym, 0, sizeof(sym));
+			sym.st_name = (uint32_t)strtab.n;
+			buf_str(&strtab, g->name);
+			sym.st_info = ELF64_ST_INFO(pass ? STB_GLOBAL : STB_LOCAL, STT_OBJECT);
+			sym.st_shndx = data_ndx;
+			sym.st_value = g->offset;
+			sym.st_size = g->size;
+			buf_put(&syms, &sym, sizeof(sym));
+		}
 		if (!pass)
 			eh->e_shoff = syms.n / sizeof(sym); /* first global, kept for sh_info */
 	}
@@ -384,7 +469,7 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 	/* .shstrtab names itself: append its name before handing over the buffer. */
 	uint32_t shstr_name = (uint32_t)w.shstr.n;
 	buf_str(&w.shstr, ".shstrtab");
-	if (w.shstr.oom || note.oom || syms.oom || strtab.oom || dline.oom) {
+	if (w.shstr.oom || note.oom || syms.oom || strtab.oom || dline.oom || pf.oom) {
 		fail(err, len, "out of memory");
 		goto out;
 	}
@@ -426,6 +511,7 @@ out:
 	free(syms.p);
 	free(strtab.p);
 	free(dline.p);
+	free(pf.p);
 	return rc;
 }
 
@@ -816,6 +902,172 @@ static int read_kernel_text(struct reader *r, const struct symtab *st, zm_kernel
 	return 0;
 }
 
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* .zesim.data: at most one, writable and allocated, at address 0 (the data
+ * segment is its own GPU buffer, not part of the instruction heap). */
+static int read_data(struct reader *r, zm_module_t *m, size_t *data_idx)
+{
+	*data_idx = 0;
+	for (size_t i = 1; i < r->nsecs; i++) {
+		const struct rsec *s = &r->secs[i];
+		if (!s->name || strncmp(s->name, ".zesim.", 7) != 0)
+			continue;
+		if (strcmp(s->name, ZE_DATA_SECTION) != 0 && strcmp(s->name, ZE_PRINTF_SECTION) != 0)
+			return fail(r->err, r->len, "unknown section %s", s->name);
+		if (strcmp(s->name, ZE_DATA_SECTION) != 0)
+			continue;
+		if (*data_idx)
+			return fail(r->err, r->len, "two %s sections", ZE_DATA_SECTION);
+		*data_idx = i;
+	}
+	if (!*data_idx)
+		return 0;
+	const struct rsec *s = &r->secs[*data_idx];
+	if (s->sh.sh_type != SHT_PROGBITS || !s->data)
+		return fail(r->err, r->len, "%s has type %u, expected SHT_PROGBITS", ZE_DATA_SECTION,
+			    s->sh.sh_type);
+	if (s->sh.sh_flags != (SHF_ALLOC | SHF_WRITE))
+		return fail(r->err, r->len, "%s has flags 0x%llx, expected SHF_ALLOC|SHF_WRITE", ZE_DATA_SECTION,
+			    (unsigned long long)s->sh.sh_flags);
+	if (s->sh.sh_size == 0 || s->sh.sh_size > ZE_MAX_DATA_BYTES)
+		return fail(r->err, r->len, "%s: size %llu out of range (1 byte to %u MiB)", ZE_DATA_SECTION,
+			    (unsigned long long)s->sh.sh_size, ZE_MAX_DATA_BYTES >> 20);
+	if (s->sh.sh_addr != 0)
+		return fail(r->err, r->len, "%s: sh_addr 0x%llx, expected 0", ZE_DATA_SECTION,
+			    (unsigned long long)s->sh.sh_addr);
+	const uint64_t align = s->sh.sh_addralign ? s->sh.sh_addralign : 1;
+	if (!is_pow2(align) || align > ZE_MAX_DATA_ALIGN)
+		return fail(r->err, r->len, "%s: sh_addralign %llu is not a power of two up to %u",
+			    ZE_DATA_SECTION, (unsigned long long)s->sh.sh_addralign, ZE_MAX_DATA_ALIGN);
+	m->data = malloc(s->sh.sh_size);
+	if (!m->data)
+		return fail(r->err, r->len, "out of memory");
+	memcpy(m->data, s->data, s->sh.sh_size);
+	m->data_size = (uint32_t)s->sh.sh_size;
+	m->data_align = (uint32_t)align;
+	return 0;
+}
+
+/* .zesim.printf: entries {size, nargs, args[nargs], format NUL-terminated,
+ * padding}, each a multiple of 4 bytes. */
+static int read_printf(struct reader *r, zm_module_t *m)
+{
+	size_t idx = 0;
+	for (size_t i = 1; i < r->nsecs; i++)
+		if (r->secs[i].name && strcmp(r->secs[i].name, ZE_PRINTF_SECTION) == 0) {
+			if (idx)
+				return fail(r->err, r->len, "two %s sections", ZE_PRINTF_SECTION);
+			idx = i;
+		}
+	if (!idx)
+		return 0;
+	const struct rsec *s = &r->secs[idx];
+	if (s->sh.sh_type != SHT_PROGBITS || !s->data || s->sh.sh_flags != 0)
+		return fail(r->err, r->len, "%s has type %u and flags 0x%llx, expected SHT_PROGBITS and 0",
+			    ZE_PRINTF_SECTION, s->sh.sh_type, (unsigned long long)s->sh.sh_flags);
+	if (s->sh.sh_size == 0 || s->sh.sh_size % 4)
+		return fail(r->err, r->len, "%s: size %llu is not a positive multiple of 4", ZE_PRINTF_SECTION,
+			    (unsigned long long)s->sh.sh_size);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t off = 0;
+		uint32_t n = 0;
+		while (off < s->sh.sh_size) {
+			const uint64_t left = s->sh.sh_size - off;
+			const uint8_t *e = s->data + off;
+			if (left < 12)
+				return fail(r->err, r->len, "%s: entry %u truncated at offset %llu", ZE_PRINTF_SECTION, n,
+					    (unsigned long long)off);
+			const uint32_t size = rd32(e), nargs = rd32(e + 4);
+			if (size < 12 || size % 4 || size > left)
+				return fail(r->err, r->len, "%s: entry %u has size %u (%llu bytes left)",
+					    ZE_PRINTF_SECTION, n, size, (unsigned long long)left);
+			if (nargs > ZE_MAX_PRINTF_ARGS || 8u + 4u * nargs >= size)
+				return fail(r->err, r->len, "%s: entry %u: %u arguments do not fit its %u bytes (at most %u)",
+					    ZE_PRINTF_SECTION, n, nargs, size, ZE_MAX_PRINTF_ARGS);
+			const uint8_t *fmt = e + 8 + 4 * nargs;
+			const uint32_t fmax = size - 8 - 4 * nargs;
+			if (!memchr(fmt, 0, fmax))
+				return fail(r->err, r->len, "%s: entry %u: format not NUL-terminated", ZE_PRINTF_SECTION,
+					    n);
+			for (uint32_t j = 0; j < nargs; j++)
+				if (!zm_printf_arg_dwords(rd32(e + 8 + 4 * j)))
+					return fail(r->err, r->len, "%s: entry %u: argument %u has invalid kind 0x%x",
+						    ZE_PRINTF_SECTION, n, j, rd32(e + 8 + 4 * j));
+			if (pass) {
+				zm_printf_t *f = &m->printf_formats[n];
+				f->nargs = nargs;
+				f->args = malloc((nargs ? nargs : 1) * sizeof(uint32_t));
+				f->format = dup_str(fmt, fmax);
+				if (!f->args || !f->format)
+					return fail(r->err, r->len, "out of memory");
+				for (uint32_t j = 0; j < nargs; j++)
+					f->args[j] = rd32(e + 8 + 4 * j);
+			}
+			off += size;
+			if (++n > ZE_MAX_PRINTF_FORMATS)
+				return fail(r->err, r->len, "%s: more than %u entries", ZE_PRINTF_SECTION,
+					    ZE_MAX_PRINTF_FORMATS);
+		}
+		if (!pass) {
+			m->printf_formats = calloc(n, sizeof(*m->printf_formats));
+			if (!m->printf_formats)
+				return fail(r->err, r->len, "out of memory");
+			m->nprintf = n;
+		}
+	}
+	return 0;
+}
+
+/* Variables: STT_OBJECT symbols, all inside .zesim.data, and nothing else
+ * there.  Exported names are unique. */
+static int read_objects(struct reader *r, const struct symtab *st, size_t data_idx, zm_module_t *m)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t n = 0;
+		for (size_t i = 1; i < st->count; i++) {
+			Elf64_Sym sym;
+			memcpy(&sym, st->syms + i * sizeof(sym), sizeof(sym));
+			const int object = ELF64_ST_TYPE(sym.st_info) == STT_OBJECT;
+			const char *sname = (const char *)st->str + sym.st_name;
+			if (!object && (!data_idx || sym.st_shndx != data_idx))
+				continue;
+			if (!object)
+				return fail(r->err, r->len, "symbol %s in %s is not an object", sname, ZE_DATA_SECTION);
+			if (!data_idx || sym.st_shndx != data_idx)
+				return fail(r->err, r->len, "object symbol %s is not in %s", sname, ZE_DATA_SECTION);
+			if (!sname[0] || sym.st_value > m->data_size || sym.st_size > m->data_size - sym.st_value)
+				return fail(r->err, r->len,
+					    "object symbol %s (value %llu, size %llu) lies outside the %u-byte %s", sname,
+					    (unsigned long long)sym.st_value, (unsigned long long)sym.st_size, m->data_size,
+					    ZE_DATA_SECTION);
+			if (pass) {
+				zm_global_t *g = &m->globals[n];
+				g->offset = (uint32_t)sym.st_value;
+				g->size = (uint32_t)sym.st_size;
+				g->exported = ELF64_ST_BIND(sym.st_info) == STB_GLOBAL;
+				g->name = dup_str((const uint8_t *)sname, st->strsz - sym.st_name);
+				if (!g->name)
+					return fail(r->err, r->len, "out of memory");
+				for (uint32_t j = 0; g->exported && j < n; j++)
+					if (m->globals[j].exported && strcmp(m->globals[j].name, g->name) == 0)
+						return fail(r->err, r->len, "object symbol %s is exported twice", g->name);
+			}
+			n++;
+		}
+		if (!pass && n) {
+			m->globals = calloc(n, sizeof(*m->globals));
+			if (!m->globals)
+				return fail(r->err, r->len, "out of memory");
+			m->nglobals = n;
+		}
+	}
+	return 0;
+}
+
 static int check_debug_line(struct reader *r, zm_module_t *m)
 {
 	const struct rsec *s = find_section(r, ".debug_line", NULL);
@@ -868,7 +1120,9 @@ int zm_module_read_mem(const void *image, size_t size, zm_module_t *m, char *err
 		fail(err, len, "libelf: %s", elf_errmsg(-1));
 		goto out;
 	}
-	if (read_sections(&r, elf) || read_notes(&r, m) || read_symtab(&r, &st))
+	size_t data_idx;
+	if (read_sections(&r, elf) || read_notes(&r, m) || read_symtab(&r, &st) || read_data(&r, m, &data_idx) ||
+	    read_printf(&r, m) || read_objects(&r, &st, data_idx, m))
 		goto out;
 	for (uint32_t i = 0; i < m->nkernels; i++) {
 		for (uint32_t j = 0; j < i; j++)
@@ -958,5 +1212,14 @@ void zm_module_free(zm_module_t *m)
 	for (uint32_t i = 0; i < m->nfiles; i++)
 		free(m->files[i]);
 	free(m->files);
+	free(m->data);
+	for (uint32_t i = 0; m->globals && i < m->nglobals; i++)
+		free(m->globals[i].name);
+	free(m->globals);
+	for (uint32_t i = 0; m->printf_formats && i < m->nprintf; i++) {
+		free(m->printf_formats[i].format);
+		free(m->printf_formats[i].args);
+	}
+	free(m->printf_formats);
 	memset(m, 0, sizeof(*m));
 }
