@@ -373,7 +373,7 @@ ze_result_t ZE_APICALL zs_device_get_module_properties(ze_device_handle_t hDevic
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
-	p->spirvVersionSupported = 0; /* native ZE-ISA modules only */
+	p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2); /* OpenCL kernels in SPIR-V (driver/README.md); modules up to 1.6 are read */
 	p->flags = 0;
 	p->fp16flags = 0;
 	/* docs/isa.md §3.2: RNE, denormals kept, IEEE inf/NaN, fused mad,

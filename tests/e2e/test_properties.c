@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 
 	ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
 	CHECK(zeDeviceGetModuleProperties(e.dev, &mp));
-	EXPECT(mp.maxArgumentsSize == 1024 && mp.spirvVersionSupported == 0, "module properties");
+	EXPECT(mp.maxArgumentsSize == 1024 && mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 2), "module properties");
 	EXPECT(mp.fp32flags & ZE_DEVICE_FP_FLAG_FMA, "fp32 flags %#x", mp.fp32flags);
 
 	n = 0;
