@@ -504,6 +504,123 @@ static void order_region(spv_ctx_t *c, int32_t region, struct layout *L)
 	}
 }
 
+/* ---- instruction scheduling ------------------------------------------------------- */
+
+/* Cycles from issue until a dependent instruction can go: the ISA's latency
+ * classes, and for loads a typical cache hit (docs/memory.md), so that loads
+ * are issued ahead of the arithmetic that waits for them. */
+static uint32_t sched_latency(const inst_t *in)
+{
+	if (in->op == ZE_OP_SEND) {
+		const uint32_t msg = ze_send_msg(in->desc);
+		if (msg == ZE_MSG_LOAD || msg == ZE_MSG_ATOMIC)
+			return 60;
+		if (msg == ZE_MSG_SLM_LOAD || msg == ZE_MSG_SLM_ATOMIC)
+			return 20;
+		return 1;
+	}
+	const ze_op_info_t *oi = ze_op_info(in->op);
+	return oi ? ze_lat_cycles(oi->lat) : 1;
+}
+
+/* Sends that order memory: everything but loads. */
+static int sched_memory_barrier(const inst_t *in)
+{
+	if (in->op != ZE_OP_SEND)
+		return 0;
+	const uint32_t msg = ze_send_msg(in->desc);
+	return msg != ZE_MSG_LOAD && msg != ZE_MSG_SLM_LOAD;
+}
+
+static int reads_v(const inst_t *in, uint32_t v)
+{
+	for (int s = 0; s < 3; s++)
+		if (in->s[s].k == O_V && in->s[s].v == v)
+			return 1;
+	return in->d.k == O_V && in->d.v == v && (in->pred || in->d.sub > 0) && in->op != ZE_OP_SEL &&
+	       in->op != ZE_OP_CMP; /* a partial write keeps the other lanes */
+}
+
+static int reads_flag(const inst_t *in, uint32_t f)
+{
+	return in->pred && in->flag == f;
+}
+
+static int writes_flag(const inst_t *in, uint32_t f)
+{
+	return in->op == ZE_OP_CMP && in->flag == f;
+}
+
+static int reads_fixed(const inst_t *in, uint32_t reg)
+{
+	for (int s = 0; s < 3; s++)
+		if ((in->s[s].k == O_GRF || in->s[s].k == O_S) && in->s[s].v == reg)
+			return 1;
+	return 0;
+}
+
+/* Whether b must stay after a (a comes first in the block). */
+static int sched_depends(const inst_t *a, const inst_t *b)
+{
+	if (a->d.k == O_V && reads_v(b, a->d.v))
+		return 1; /* RAW */
+	if (b->d.k == O_V && (reads_v(a, b->d.v) || (a->d.k == O_V && a->d.v == b->d.v)))
+		return 1; /* WAR, WAW */
+	if ((a->d.k == O_GRF || a->d.k == O_S) && (reads_fixed(b, a->d.v) || (b->d.k == a->d.k && b->d.v == a->d.v)))
+		return 1;
+	if ((b->d.k == O_GRF || b->d.k == O_S) && reads_fixed(a, b->d.v))
+		return 1;
+	for (uint32_t f = 0; f < 2; f++)
+		if ((writes_flag(a, f) && (reads_flag(b, f) || writes_flag(b, f))) || (reads_flag(a, f) && writes_flag(b, f)))
+			return 1;
+	if (a->op == ZE_OP_SEND && b->op == ZE_OP_SEND && (sched_memory_barrier(a) || sched_memory_barrier(b)))
+		return 1;
+	/* anything that is not plain arithmetic stays in place */
+	const int fixed_a = a->op != ZE_OP_SEND && !ze_op_info(a->op), fixed_b = b->op != ZE_OP_SEND && !ze_op_info(b->op);
+	return fixed_a || fixed_b;
+}
+
+/* List scheduling of one block on its dependence graph: among the ready
+ * instructions, the one with the longest latency path to the block's end
+ * first (ties: program order).  Sends that store, fence, synchronise or end
+ * keep their order among all sends. */
+static void schedule_block(spv_ctx_t *c, blk_t *b)
+{
+	const size_t n = b->ncode;
+	if (n < 3 || n > 2000)
+		return;
+	uint32_t *npred = spv_alloc(c, n * sizeof(uint32_t));
+	uint32_t *prio = spv_alloc(c, n * sizeof(uint32_t));
+	uint8_t *dep = spv_alloc(c, n * n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (sched_depends(&b->code[i], &b->code[j])) {
+				dep[i * n + j] = 1;
+				npred[j]++;
+			}
+	for (size_t i = n; i-- > 0;) {
+		uint32_t best = 0;
+		for (size_t j = i + 1; j < n; j++)
+			if (dep[i * n + j] && prio[j] > best)
+				best = prio[j];
+		prio[i] = best + sched_latency(&b->code[i]);
+	}
+	inst_t *out = spv_alloc(c, n * sizeof(inst_t));
+	uint8_t *done = spv_alloc(c, n);
+	for (size_t k = 0; k < n; k++) {
+		size_t pick = n;
+		for (size_t i = 0; i < n; i++)
+			if (!done[i] && !npred[i] && (pick == n || prio[i] > prio[pick]))
+				pick = i;
+		done[pick] = 1;
+		out[k] = b->code[pick];
+		for (size_t j = pick + 1; j < n; j++)
+			if (dep[pick * n + j])
+				npred[j]--;
+	}
+	memcpy(b->code, out, n * sizeof(inst_t));
+}
+
 /* ---- terminators ------------------------------------------------------------------- */
 
 static opnd_t next_reg(const spv_ctx_t *c)
@@ -612,17 +729,38 @@ static inst_t *out_push(spv_ctx_t *c, const inst_t *in)
 	return &c->out[c->nout++];
 }
 
-static void linearize(spv_ctx_t *c, const struct layout *L)
+/* The linear code.  Which blocks the active lanes may be headed for (their
+ * `next`) is tracked along the order: a block that every active lane is
+ * headed for runs without its guard, one that none is headed for is left out,
+ * and a loop runs under one `if` on its header, so that each iteration starts
+ * with every active lane at the header (the `while` keeps exactly those).
+ * Blocks in `skip` (empty, threaded by their predecessors) are left out. */
+static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 {
-	const uint32_t nb = c->nblk;
+	const uint32_t nb = c->nblk, RET = nb; /* pend[RET]: lanes that returned */
 	int32_t *open = spv_alloc(c, (c->nloops + 1) * sizeof(int32_t));
+	int32_t *open_if = spv_alloc(c, (c->nloops + 1) * sizeof(int32_t));
+	uint8_t *pend = spv_alloc(c, nb + 1);
+	uint8_t **saved = spv_alloc(c, (c->nloops + 1) * sizeof(uint8_t *));
+	uint32_t npend = 0, max_depth = 0;
+	for (uint32_t l = 0; l < c->nloops; l++)
+		if (c->loops[l].depth > max_depth)
+			max_depth = c->loops[l].depth;
+	const int loop_ifs = 2 * max_depth + 1 <= MAX_CF_DEPTH;
 	const uint32_t entry = c->rpo_list[0];
+#define PEND_SET(x) do { if (!pend[x]) { pend[x] = 1; npend++; } } while (0)
+#define PEND_CLR(x) do { if (pend[x]) { pend[x] = 0; npend--; } } while (0)
+	PEND_SET(entry);
 	for (size_t i = 0; i < L->n; i++) {
 		const uint32_t it = L->seq[i];
 		if (it < nb) {
 			blk_t *b = &c->blk[it];
+			if (skip && skip[it])
+				continue;
+			if (!pend[it])
+				continue; /* no lane can be here */
 			int32_t if_at = -1;
-			if (it != entry) {
+			if (npend > 1) {
 				inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
 					      .s = {next_reg(c), o_imm(b->order)}, .flag_live = 1};
 				out_push(c, &cmp);
@@ -637,21 +775,126 @@ static void linearize(spv_ctx_t *c, const struct layout *L)
 				c->out[if_at].target = (int32_t)c->nout;
 				out_push(c, &endif);
 			}
+			PEND_CLR(it);
+			if (b->term == TERM_RET || b->nsucc == 0)
+				PEND_SET(RET);
+			for (uint32_t s = 0; s < b->nsucc; s++) {
+				uint32_t t = b->succ[s];
+				while (skip && skip[t] && c->blk[t].nsucc == 1)
+					t = c->blk[t].succ[0];
+				PEND_SET(t);
+			}
 		} else if (it < nb + c->nloops) {
+			const uint32_t l = it - nb, h = c->loops[l].header;
+			saved[l] = spv_alloc(c, nb + 1);
+			memcpy(saved[l], pend, nb + 1);
+			open_if[l] = -1;
+			/* the if costs a control-flow stack entry per loop level:
+			 * only when every loop of the kernel can have one */
+			if (npend > 1 && loop_ifs) {
+				inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
+					      .s = {next_reg(c), o_imm(c->blk[h].order)}, .flag_live = 1};
+				out_push(c, &cmp);
+				inst_t iff = {.op = ZE_OP_IF, .pred = 1};
+				open_if[l] = (int32_t)c->nout;
+				out_push(c, &iff);
+				memset(pend, 0, nb + 1);
+				npend = 0;
+				PEND_SET(h);
+			}
 			inst_t d = {.op = ZE_OP_DO};
-			open[it - nb] = (int32_t)c->nout;
+			open[l] = (int32_t)c->nout;
 			out_push(c, &d);
 		} else {
-			const uint32_t l = it - nb - c->nloops;
+			const uint32_t l = it - nb - c->nloops, h = c->loops[l].header;
 			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
-				      .s = {next_reg(c), o_imm(c->blk[c->loops[l].header].order)}, .flag_live = 1};
+				      .s = {next_reg(c), o_imm(c->blk[h].order)}, .flag_live = 1};
 			out_push(c, &cmp);
 			inst_t w = {.op = ZE_OP_WHILE, .pred = 1, .target = open[l] + 1};
 			out_push(c, &w);
+			if (open_if[l] >= 0) {
+				inst_t endif = {.op = ZE_OP_ENDIF, .target = open_if[l]};
+				c->out[open_if[l]].target = (int32_t)c->nout;
+				out_push(c, &endif);
+			}
+			/* after the loop: the lanes that never entered, and where the
+			 * others left it to */
+			PEND_CLR(h);
+			for (uint32_t x = 0; x <= nb; x++)
+				if (saved[l][x] && x != h)
+					PEND_SET(x);
 		}
 	}
+#undef PEND_SET
+#undef PEND_CLR
 	inst_t eot = {.op = ZE_OP_SEND, .desc = ze_send_desc(ZE_MSG_EOT, 0, 1)};
 	out_push(c, &eot);
+}
+
+/* A no-op copy after register allocation (encode() drops them). */
+static int noop_copy(const spv_ctx_t *c, const inst_t *in)
+{
+	return in->op == ZE_OP_MOV && !in->pred && in->d.k == O_V && in->s[0].k == O_V && in->dt == in->st &&
+	       !in->s[0].neg && !in->s[0].abs &&
+	       c->vr[in->d.v].reg + in->d.sub * (int32_t)(c->simd / 8) ==
+		       c->vr[in->s[0].v].reg + in->s[0].sub * (int32_t)(c->simd / 8);
+}
+
+/* Blocks left empty once their copies were coalesced (typically made by
+ * splitting an edge for phi copies): an unconditional branch and nothing
+ * else.  Their predecessors are made to branch to the target directly.
+ * Returns the skip set, or NULL when there is none. */
+static uint8_t *thread_empty_blocks(spv_ctx_t *c)
+{
+	const uint32_t nb = c->nblk, entry = c->rpo_list[0];
+	uint8_t *skip = NULL;
+	uint8_t *header = spv_alloc(c, nb + 1);
+	for (uint32_t l = 0; l < c->nloops; l++)
+		header[c->loops[l].header] = 1;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		const blk_t *b = &c->blk[bi];
+		if (bi == entry || header[bi] || b->term != TERM_BR || b->nsucc != 1 || b->succ[0] == bi)
+			continue;
+		int empty = 1;
+		for (size_t k = 0; k + 1 < b->ncode && empty; k++)
+			empty = noop_copy(c, &b->code[k]);
+		if (!empty || !b->ncode)
+			continue;
+		const inst_t *last = &b->code[b->ncode - 1];
+		if (last->op != ZE_OP_MOV || last->pred || last->d.k != O_GRF || last->d.v != c->next_reg)
+			continue;
+		if (!skip)
+			skip = spv_alloc(c, nb + 1);
+		skip[bi] = 1;
+	}
+	if (!skip)
+		return NULL;
+	/* order of a block -> order of where lanes headed for it now go */
+	uint32_t *to = spv_alloc(c, (nb + 2) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < nb; i++) {
+		uint32_t t = i, n = 0;
+		while (skip[t] && n++ <= nb)
+			t = c->blk[t].succ[0];
+		if (skip[t]) { /* a cycle of empty blocks: leave them */
+			memset(skip, 0, nb + 1);
+			return NULL;
+		}
+		if (c->blk[i].order <= nb)
+			to[c->blk[i].order] = c->blk[t].order;
+	}
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t k = 0; k < b->ncode; k++) {
+			inst_t *x = &b->code[k];
+			if (x->d.k != O_GRF || x->d.v != c->next_reg || (x->op != ZE_OP_MOV && x->op != ZE_OP_SEL))
+				continue;
+			for (int s = 0; s < 2; s++)
+				if (x->s[s].k == O_I && x->s[s].v >= 1 && x->s[s].v <= nb)
+					x->s[s].v = to[x->s[s].v];
+		}
+	}
+	return skip;
 }
 
 /* ---- liveness and register allocation ------------------------------------------- */
@@ -968,12 +1211,21 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 	c->next_reg = (after_args + slot - 1) / slot * slot;
 	c->first_free_reg = c->next_reg + slot;
 	for (uint32_t r = 0; r < c->nrpo; r++)
+		schedule_block(c, &c->blk[c->rpo_list[r]]);
+	for (uint32_t r = 0; r < c->nrpo; r++)
 		terminator_code(c, &c->blk[c->rpo_list[r]]);
 	dead_code(c); /* conditions read from the flag directly */
-	linearize(c, &L);
+	linearize(c, &L, NULL);
 	if (allocate(c)) {
 		c->regalloc_failed = 1;
 		spv_fail(c, SPV_NO_WORD, "register allocation failed");
+	}
+	/* Now that copies coalesced, again without the blocks left empty (the
+	 * allocation stands: no value changes). */
+	const uint8_t *skip = thread_empty_blocks(c);
+	if (skip) {
+		c->nout = 0;
+		linearize(c, &L, skip);
 	}
 	encode(c, k);
 	k->grf = c->grf_used > c->first_free_reg ? c->grf_used : c->first_free_reg;

@@ -89,6 +89,11 @@ static void reset_kernel(spv_ctx_t *c)
 {
 	c->fi = NULL;
 	c->nfi = c->capfi = 0;
+	c->fi_loc = NULL;
+	c->capfiloc = 0;
+	c->flat_loc = c->cur_loc = 0;
+	c->priv_first = c->priv_ndw = NULL; /* vregs of the private variables: per attempt */
+	c->priv_total = 0;
 	c->nids = 0;
 	c->vals = NULL;
 	c->capvals = 0;

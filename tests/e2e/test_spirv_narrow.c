@@ -293,10 +293,10 @@ static void private_ops(e2e_t *e, const char *path)
 			EXPECT(float_bits(fout[i * 7 + j]) == float_bits(wf[j]),
 			       "private_ops item %u float result %d: %a, expected %a (in %d)", i, j, fout[i * 7 + j], wf[j], in[i]);
 	}
+	CHECK(zeKernelDestroy(k));
 	CHECK(zeMemFree(e->ctx, in));
 	CHECK(zeMemFree(e->ctx, out));
 	CHECK(zeMemFree(e->ctx, fout));
-	CHECK(zeKernelDestroy(k));
 	CHECK(zeModuleDestroy(m));
 }
 

@@ -60,3 +60,4 @@ __kernel void private_ops(__global const int *in, __global int *out, __global fl
 		fout[i * 7 + j] = v[j];
 	fout[i * 7 + 6] = a.sum;
 }
+
