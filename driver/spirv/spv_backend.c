@@ -221,6 +221,108 @@ static void dead_code(spv_ctx_t *c)
 	}
 }
 
+/* ---- common subexpressions ------------------------------------------------------ */
+
+static int cse_op(uint8_t op)
+{
+	switch (op) {
+	case ZE_OP_MOV: case ZE_OP_NOT: case ZE_OP_AND: case ZE_OP_OR: case ZE_OP_XOR: case ZE_OP_SHL:
+	case ZE_OP_SHR: case ZE_OP_ASR: case ZE_OP_ADD: case ZE_OP_MUL: case ZE_OP_MAD: case ZE_OP_MIN:
+	case ZE_OP_MAX: case ZE_OP_INV: case ZE_OP_SQRT: case ZE_OP_EXP: case ZE_OP_LOG:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static opnd_t cse_map(const uint32_t *map, opnd_t o)
+{
+	if (o.k == O_V)
+		while (map[o.v] != UINT32_MAX)
+			o.v = map[o.v];
+	return o;
+}
+
+static int same_opnd(opnd_t a, opnd_t b)
+{
+	return a.k == b.k && a.neg == b.neg && a.abs == b.abs && a.sub == b.sub && a.v == b.v;
+}
+
+/* A computation repeated in a block (address arithmetic of unrolled loops,
+ * inlined helpers) reuses the first result.  Only values written once and
+ * computed from values written once (or from registers nothing writes) take
+ * part, so the first result holds the same value wherever the second is
+ * read. */
+static void common_subexpressions(spv_ctx_t *c)
+{
+	const uint32_t nv = c->nvr;
+	uint32_t *defs = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	uint32_t *map = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (uint32_t v = 0; v <= nv; v++)
+		map[v] = UINT32_MAX;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++)
+			if (b->code[i].d.k == O_V && b->code[i].d.v < nv)
+				defs[b->code[i].d.v]++;
+	}
+	int any = 0;
+	size_t cap = 0;
+	uint32_t *cand = NULL;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *b = &c->blk[c->rpo_list[r]];
+		size_t n = 0, ncand = 0;
+		for (size_t i = 0; i < b->ncode; i++) {
+			inst_t in = b->code[i];
+			for (int k = 0; k < 3; k++)
+				in.s[k] = cse_map(map, in.s[k]);
+			int ok = cse_op(in.op) && !in.pred && in.d.k == O_V && in.d.sub == 0 && defs[in.d.v] == 1 &&
+				 c->vr[in.d.v].size == 1;
+			for (int k = 0; k < 3 && ok; k++) {
+				const opnd_t o = in.s[k];
+				if (o.k == O_V)
+					ok = defs[o.v] == 1 && c->vr[o.v].size == 1;
+				/* O_GRF (payload) and O_S (payload, arguments): never written;
+				 * `next` is not referenced before the terminator code */
+			}
+			if (ok) {
+				size_t k = 0;
+				for (; k < ncand; k++) {
+					const inst_t *p = &b->code[cand[k]];
+					if (p->op == in.op && p->dt == in.dt && p->st == in.st && p->cmod == in.cmod &&
+					    same_opnd(p->s[0], in.s[0]) && same_opnd(p->s[1], in.s[1]) && same_opnd(p->s[2], in.s[2]))
+						break;
+				}
+				if (k < ncand) {
+					map[in.d.v] = b->code[cand[k]].d.v;
+					any = 1;
+					continue; /* dropped */
+				}
+			}
+			b->code[n] = in;
+			if (ok) {
+				cand = spv_grow(c, cand, &cap, ncand + 1, sizeof(uint32_t));
+				cand[ncand++] = (uint32_t)n;
+			}
+			n++;
+		}
+		b->ncode = n;
+	}
+	if (!any)
+		return;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++) {
+			for (int k = 0; k < 3; k++)
+				b->code[i].s[k] = cse_map(map, b->code[i].s[k]);
+			if (b->code[i].d.k == O_V && (b->code[i].pred || b->code[i].d.sub))
+				b->code[i].d = cse_map(map, b->code[i].d);
+		}
+		b->cond = cse_map(map, b->cond);
+		b->cond_hi = cse_map(map, b->cond_hi);
+	}
+}
+
 /* ---- straight-line chains ------------------------------------------------------- */
 
 /* Append B to A where A's only successor is B and B's only predecessor A
@@ -1196,6 +1298,7 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 {
 	merge_blocks(c);
 	dead_code(c);
+	common_subexpressions(c);
 	dominators(c);
 	find_loops(c);
 	struct layout L = {0};
