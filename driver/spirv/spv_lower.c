@@ -2352,6 +2352,20 @@ static void int_op(spv_ctx_t *c, const spv_inst_t *in, uint32_t width, const opn
 {
 	const uint8_t U = ZE_TYPE_UD;
 	const uint32_t op = in->opcode;
+	if (op == SpvOpBitCount) { /* popcount of each 32-bit part (spv_math.c) */
+		opnd_t lo, hi = o_imm(0);
+		const opnd_t x0[3] = {a[0], o_null(), o_null()};
+		if (!spv_math_ocl(c, OpenCLstd_Popcount, x0, 0, &lo))
+			unsupported(c, in, NULL);
+		if (width == 64) {
+			const opnd_t x1[3] = {a[1], o_null(), o_null()};
+			spv_math_ocl(c, OpenCLstd_Popcount, x1, 0, &hi);
+			lo = add_u(c, lo, hi);
+			r[1] = o_imm(0);
+		}
+		r[0] = lo;
+		return;
+	}
 	if (width < 32) {
 		switch (op) {
 		case SpvOpBitwiseAnd:
@@ -2663,6 +2677,19 @@ static void bitcast(spv_ctx_t *c, const spv_inst_t *in)
 		r->root = a->root;
 		return;
 	}
+	/* A leaf carrying a modifier (an integer negate folded into its use) means
+	 * that modifier in the source type: apply it before the bits change type. */
+	const comp_t ca = comps(c, a->type);
+	opnd_t src[MAX_LEAVES + 1];
+	for (uint32_t i = 0; i < a->n && i <= MAX_LEAVES; i++) {
+		src[i] = a->leaf[i];
+		if (src[i].k != O_I && (src[i].neg || src[i].abs)) {
+			const uint8_t t = ca.et->k == TY_FLOAT ? ZE_TYPE_F : ZE_TYPE_D;
+			src[i] = trunc_w(c, alu2(c, ZE_OP_MOV, t, src[i]), ca.et->k == TY_INT ? ca.et->width : 32);
+		} else {
+			src[i] = fold_imm_mods(src[i], ca.et->k == TY_FLOAT ? ZE_TYPE_F : ZE_TYPE_D);
+		}
+	}
 	/* The bits of the leaves in order, regrouped: narrow leaves are packed
 	 * into or extracted from 32-bit ones (as_uint(uchar4), as_char4(int)). */
 	uint8_t wa[MAX_LEAVES + 1], wr[MAX_LEAVES + 1];
@@ -2674,20 +2701,20 @@ static void bitcast(spv_ctx_t *c, const spv_inst_t *in)
 		bits_a += wa[i];
 	for (uint32_t i = 0; i < nr; i++)
 		bits_r += wr[i];
-	if (bits_a != bits_r || na != a->n || nr != r->n)
+	if (bits_a != bits_r || na != a->n || nr != r->n || a->n > MAX_LEAVES)
 		spv_fail(c, in->off, "OpBitcast between types of different sizes");
 	uint32_t ia = 0, at_a = 0; /* leaf of a holding bit `pos`, its first bit */
 	for (uint32_t j = 0, pos = 0; j < nr; pos += wr[j], j++) {
 		while (at_a + wa[ia] <= pos)
 			at_a += wa[ia++];
 		if (wa[ia] == wr[j] && at_a == pos) {
-			r->leaf[j] = a->leaf[ia];
+			r->leaf[j] = src[ia];
 		} else if (wa[ia] > wr[j]) { /* a piece of a wider leaf */
-			r->leaf[j] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, a->leaf[ia], o_imm(pos - at_a)), wr[j]);
+			r->leaf[j] = trunc_w(c, alu3(c, ZE_OP_SHR, ZE_TYPE_UD, src[ia], o_imm(pos - at_a)), wr[j]);
 		} else { /* several narrower leaves */
 			opnd_t v = o_imm(0);
 			for (uint32_t k = ia, p = at_a; p < pos + wr[j]; p += wa[k], k++)
-				v = alu3(c, ZE_OP_OR, ZE_TYPE_UD, v, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, a->leaf[k], o_imm(p - pos)));
+				v = alu3(c, ZE_OP_OR, ZE_TYPE_UD, v, alu3(c, ZE_OP_SHL, ZE_TYPE_UD, src[k], o_imm(p - pos)));
 			r->leaf[j] = v;
 		}
 	}
@@ -2868,6 +2895,10 @@ static int narrow_ocl(spv_ctx_t *c, uint32_t n, opnd_t *x, uint32_t w, opnd_t *o
 	const uint32_t smin = 0u - (1u << (w - 1)), smax = (1u << (w - 1)) - 1u;
 	*sext = 0;
 	switch (n) {
+	case OpenCLstd_Select: /* vectors test c's sign bit: the narrow type's */
+		if (x[2].k != O_NULL)
+			x[2] = sext_w(c, x[2], w);
+		return 0;
 	case OpenCLstd_SAbs:
 	case OpenCLstd_SAbs_diff:
 	case OpenCLstd_SHadd:
@@ -2946,6 +2977,71 @@ static int narrow_ocl(spv_ctx_t *c, uint32_t n, opnd_t *x, uint32_t w, opnd_t *o
 	}
 }
 
+/* OpenCL.std on 64-bit integers: abs, min, max, clamp (what clang makes of
+ * `x < 0 ? -x : x` and friends); the others are refused. */
+static void ext_inst64(spv_ctx_t *c, const spv_inst_t *in, uint32_t n, const val_t *const *a, val_t *r, comp_t cr)
+{
+	const uint8_t U = ZE_TYPE_UD;
+	for (uint32_t j = 0; j < 3; j++)
+		need(c, !a[j] || a[j]->n == 2 || a[j]->n == 2 * cr.n, "(OpenCL.std) on operands of the wrong type");
+	need(c, r->n == 2 * cr.n, "(OpenCL.std) of a composite type");
+	for (uint32_t i = 0; i < cr.n; i++) {
+		const opnd_t *x[3];
+		for (uint32_t j = 0; j < 3; j++)
+			x[j] = a[j] ? &a[j]->leaf[a[j]->n == 2 ? 0 : 2 * i] : NULL;
+		opnd_t *o = &r->leaf[2 * i];
+		switch (n) {
+		case OpenCLstd_SAbs: {
+			/* (x ^ s) - s, s = x >> 63 */
+			const opnd_t s = alu3(c, ZE_OP_ASR, U, x[0][1], o_imm(31));
+			const opnd_t v[2] = {alu3(c, ZE_OP_XOR, U, x[0][0], s), alu3(c, ZE_OP_XOR, U, x[0][1], s)};
+			const opnd_t ss[2] = {s, s};
+			sub64(c, v, ss, o);
+			break;
+		}
+		case OpenCLstd_UAbs:
+			o[0] = x[0][0];
+			o[1] = x[0][1];
+			break;
+		case OpenCLstd_SMin:
+		case OpenCLstd_SMax:
+		case OpenCLstd_UMin:
+		case OpenCLstd_UMax: {
+			const int sgn = n == OpenCLstd_SMin || n == OpenCLstd_SMax;
+			const int is_min = n == OpenCLstd_SMin || n == OpenCLstd_UMin;
+			/* min: a < b ? a : b;  max: b < a ? a : b */
+			const opnd_t lt = is_min ? less64(c, x[0], x[1], sgn, 0) : less64(c, x[1], x[0], sgn, 0);
+			flag_of_bool(c, lt, 0);
+			o[0] = sel(c, 0, 0, x[0][0], x[1][0]);
+			o[1] = sel(c, 0, 0, x[0][1], x[1][1]);
+			break;
+		}
+		case OpenCLstd_SClamp:
+		case OpenCLstd_UClamp: { /* min(max(x, lo), hi) */
+			const int sgn = n == OpenCLstd_SClamp;
+			flag_of_bool(c, less64(c, x[1], x[0], sgn, 0), 0);
+			const opnd_t m[2] = {sel(c, 0, 0, x[0][0], x[1][0]), sel(c, 0, 0, x[0][1], x[1][1])};
+			flag_of_bool(c, less64(c, m, x[2], sgn, 0), 0);
+			o[0] = sel(c, 0, 0, m[0], x[2][0]);
+			o[1] = sel(c, 0, 0, m[1], x[2][1]);
+			break;
+		}
+		case OpenCLstd_Select: {
+			/* select(a, b, c): vectors test the sign bit of c, scalars c != 0 */
+			if (cr.n > 1)
+				cmp_flag(c, ZE_CMOD_LT, ZE_TYPE_D, x[2][1], o_imm(0), 0);
+			else
+				flag_of_bool(c, alu3(c, ZE_OP_OR, U, x[2][0], x[2][1]), 0);
+			o[0] = sel(c, 0, 0, x[1][0], x[0][0]);
+			o[1] = sel(c, 0, 0, x[1][1], x[0][1]);
+			break;
+		}
+		default:
+			spv_fail(c, in->off, "OpenCL.std %s on 64-bit integers is not supported yet", ocl_name(n));
+		}
+	}
+}
+
 static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 {
 	const uint32_t set = in->w[3], n = in->w[4];
@@ -2969,11 +3065,13 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		spv_fail(c, in->off, "OpenCL.std %s without operands", ocl_name(n));
 	val_t *r = def_val(c, in->result, in->type);
 	const comp_t cr = comps(c, in->type);
+	if (cr.et->k == TY_INT && cr.et->width == 64) {
+		ext_inst64(c, in, n, a, r, cr);
+		return;
+	}
 	for (uint32_t j = 0; j < 3; j++)
 		need(c, !a[j] || a[j]->n == 1 || a[j]->n == cr.n, "(OpenCL.std) on operands of the wrong type");
-	need(c, r->n == cr.n || (cr.et->k == TY_INT && cr.et->width == 64), "(OpenCL.std) of a composite type");
-	if (cr.et->k == TY_INT && cr.et->width == 64)
-		spv_fail(c, in->off, "OpenCL.std %s on 64-bit integers is not supported yet", ocl_name(n));
+	need(c, r->n == cr.n, "(OpenCL.std) of a composite type");
 	for (uint32_t i = 0; i < cr.n; i++) {
 		opnd_t x[3];
 		for (uint32_t j = 0; j < 3; j++)
@@ -3208,6 +3306,7 @@ static void lower_inst(spv_ctx_t *c, const spv_inst_t *in)
 	case SpvOpSMod:
 	case SpvOpSNegate:
 	case SpvOpNot:
+	case SpvOpBitCount:
 	case SpvOpBitwiseAnd:
 	case SpvOpBitwiseOr:
 	case SpvOpBitwiseXor:
