@@ -323,6 +323,145 @@ static void common_subexpressions(spv_ctx_t *c)
 	}
 }
 
+/* ---- if-conversion ------------------------------------------------------------- */
+
+/* Whether a block of a diamond can run predicated in its branch block: plain
+ * arithmetic that neither reads nor writes a flag, loads (which are then
+ * predicated, so that disabled lanes touch no memory), and phi copies.  Every
+ * other value it writes must be written nowhere else (it is then computed on
+ * every lane, harmlessly). */
+static int convertible(const spv_ctx_t *c, const blk_t *x, const uint32_t *defs, size_t *count)
+{
+	for (size_t i = 0; i < x->ncode; i++) {
+		const inst_t *in = &x->code[i];
+		if (in->pred || in->op == ZE_OP_CMP || in->op == ZE_OP_SEL)
+			return 0;
+		if (in->op == ZE_OP_SEND) {
+			const uint32_t msg = ze_send_msg(in->desc);
+			if ((msg != ZE_MSG_LOAD && msg != ZE_MSG_SLM_LOAD) || in->d.k != O_V || in->d.sub)
+				return 0;
+		} else if (!ze_op_info(in->op)) {
+			return 0;
+		}
+		if (in->d.k != O_V || in->d.sub || c->vr[in->d.v].size != 1)
+			return 0;
+		if (!in->phi_copy && defs[in->d.v] != 1)
+			return 0;
+		if (in->phi_copy && in->op != ZE_OP_MOV)
+			return 0;
+	}
+	*count += x->ncode;
+	return 1;
+}
+
+static opnd_t plain_src(spv_ctx_t *c, blk_t *a, opnd_t o)
+{
+	if (o.k == O_V && !o.neg && !o.abs)
+		return o;
+	if (o.k == O_I && !o.neg && !o.abs)
+		return o;
+	inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(spv_new_vreg(c, 1)), .s = {o}};
+	spv_emit_to(c, a, &mv);
+	return mv.d;
+}
+
+/* Small if/else diamonds (A -> X, Y -> J; typically `c ? a[i] : 0`, whose
+ * else side is an edge block of phi copies) become straight-line code in A:
+ * both sides computed, their loads predicated on the condition, the phis one
+ * `sel` each.  Fewer blocks: no guards, and the scheduler sees the loads. */
+static void if_convert(spv_ctx_t *c)
+{
+	uint32_t *defs = spv_alloc(c, (c->nvr + 1) * sizeof(uint32_t));
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++)
+			if (b->code[i].d.k == O_V && b->code[i].d.v < c->nvr)
+				defs[b->code[i].d.v]++;
+	}
+	const uint32_t entry = c->rpo_list[0];
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t ai = c->rpo_list[r];
+		blk_t *A = &c->blk[ai];
+		if (!A->reachable || A->term != TERM_CBR || A->nsucc != 2 || A->cond.k != O_V || A->cond.neg ||
+		    A->cond.abs)
+			continue;
+		const uint32_t xi = A->targ[0], yi = A->targ[1];
+		blk_t *X = &c->blk[xi], *Y = &c->blk[yi];
+		if (xi == yi || xi == entry || yi == entry || xi == ai || yi == ai)
+			continue;
+		if (X->npred != 1 || Y->npred != 1 || X->term != TERM_BR || Y->term != TERM_BR || X->nsucc != 1 ||
+		    Y->nsucc != 1 || X->succ[0] != Y->succ[0])
+			continue;
+		const uint32_t ji = X->succ[0];
+		blk_t *J = &c->blk[ji];
+		if (ji == ai || ji == xi || ji == yi || J->npred != 2)
+			continue;
+		size_t count = 0;
+		if (!convertible(c, X, defs, &count) || !convertible(c, Y, defs, &count) || count > 24)
+			continue;
+		/* A: the condition in f0, then both sides, then the phis */
+		inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_NE, .st = ZE_TYPE_UD, .d = o_null(),
+			      .s = {A->cond, o_imm(0)}, .flag_live = 1};
+		spv_emit_to(c, A, &cmp);
+		for (int side = 0; side < 2; side++) {
+			const blk_t *S = side ? Y : X;
+			for (size_t i = 0; i < S->ncode; i++) {
+				inst_t in = S->code[i];
+				if (in.phi_copy)
+					continue;
+				if (in.op == ZE_OP_SEND) {
+					inst_t z = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = in.d,
+						    .s = {o_imm(0)}};
+					spv_emit_to(c, A, &z);
+					in.pred = 1;
+					in.pinv = (uint8_t)side;
+					in.flag = 0;
+				}
+				spv_emit_to(c, A, &in);
+			}
+		}
+		for (int side = 0; side < 2; side++) {
+			const blk_t *S = side ? Y : X, *O = side ? X : Y;
+			for (size_t i = 0; i < S->ncode; i++) {
+				if (!S->code[i].phi_copy)
+					continue;
+				const opnd_t p = S->code[i].d;
+				opnd_t v[2] = {p, p}; /* X's value, Y's value */
+				v[side] = S->code[i].s[0];
+				int seen = 0;
+				for (size_t k = 0; k < O->ncode; k++)
+					if (O->code[k].phi_copy && O->code[k].d.v == p.v) {
+						v[!side] = O->code[k].s[0];
+						seen = 1;
+					}
+				if (side && seen)
+					continue; /* done from X's side */
+				v[0] = plain_src(c, A, v[0]);
+				v[1] = plain_src(c, A, v[1]);
+				if (v[0].k == O_I && v[1].k == O_I) { /* sel takes one immediate */
+					inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD,
+						     .d = o_v(spv_new_vreg(c, 1)), .s = {v[0]}};
+					spv_emit_to(c, A, &mv);
+					v[0] = mv.d;
+				}
+				inst_t sl = {.op = ZE_OP_SEL, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .pred = 1, .flag = 0,
+					     .d = p, .s = {v[0], v[1]}, .phi_copy = 1};
+				spv_emit_to(c, A, &sl);
+			}
+		}
+		A->term = TERM_BR;
+		A->ntarg = 1;
+		A->targ[0] = ji;
+		A->nsucc = 1;
+		A->succ[0] = ji;
+		A->cond = o_null();
+		J->npred = 1;
+		J->pred[0] = ai;
+		X->reachable = Y->reachable = 0;
+		X->ncode = Y->ncode = 0;
+	}
+}
+
 /* ---- straight-line chains ------------------------------------------------------- */
 
 /* Append B to A where A's only successor is B and B's only predecessor A
@@ -625,6 +764,23 @@ static uint32_t sched_latency(const inst_t *in)
 	return oi ? ze_lat_cycles(oi->lat) : 1;
 }
 
+/* The memory a send accesses: 1 global, 2 SLM, 0 an ordering point. */
+static int send_space(const inst_t *in)
+{
+	switch (ze_send_msg(in->desc)) {
+	case ZE_MSG_LOAD:
+	case ZE_MSG_STORE:
+	case ZE_MSG_ATOMIC:
+		return 1;
+	case ZE_MSG_SLM_LOAD:
+	case ZE_MSG_SLM_STORE:
+	case ZE_MSG_SLM_ATOMIC:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 /* Sends that order memory: everything but loads. */
 static int sched_memory_barrier(const inst_t *in)
 {
@@ -675,8 +831,15 @@ static int sched_depends(const inst_t *a, const inst_t *b)
 	for (uint32_t f = 0; f < 2; f++)
 		if ((writes_flag(a, f) && (reads_flag(b, f) || writes_flag(b, f))) || (reads_flag(a, f) && writes_flag(b, f)))
 			return 1;
-	if (a->op == ZE_OP_SEND && b->op == ZE_OP_SEND && (sched_memory_barrier(a) || sched_memory_barrier(b)))
+	if (a->op == ZE_OP_SEND && b->op == ZE_OP_SEND && (sched_memory_barrier(a) || sched_memory_barrier(b))) {
+		/* global and shared local memory are distinct: a global access and an
+		 * SLM access may pass each other; fences, barriers, timestamps and
+		 * the end of the thread order everything */
+		const int sa = send_space(a), sb = send_space(b);
+		if (sa && sb && sa != sb)
+			return 0;
 		return 1;
+	}
 	/* anything that is not plain arithmetic stays in place */
 	const int fixed_a = a->op != ZE_OP_SEND && !ze_op_info(a->op), fixed_b = b->op != ZE_OP_SEND && !ze_op_info(b->op);
 	return fixed_a || fixed_b;
@@ -1298,6 +1461,8 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 {
 	merge_blocks(c);
 	dead_code(c);
+	if_convert(c);
+	merge_blocks(c);
 	common_subexpressions(c);
 	dominators(c);
 	find_loops(c);
