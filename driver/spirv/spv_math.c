@@ -273,8 +273,9 @@ static opnd_t log1p_(spv_ctx_t *c, opnd_t x)
 	return ior(c, fma_(c, ccc, iu, lg), sgnbit(c, x));
 }
 
-/* log2|a| as lh + ll to about 2^-29 relative (for pow; the rounding errors
- * of the u^3 term dominate, 3 2^-24 of u^2/12 <= 1%): a = 2^e m with
+/* log2|a| as lh + ll to about 2^-31 relative (for pow; the rounding errors
+ * of L(u^2) and its constant term remain, 2^-24 of u^3/12 <= 1% of log m):
+ * a = 2^e m with
  * sqrt(1/2) <= m < sqrt(2), log m = u + u^3 L(u^2) for u = 2(m - 1)/(m + 1)
  * carried as a double-float, then times log2(e) as a double-float.  For a
  * zero, infinite or NaN (and, when used by powr, negative) the hardware log2
@@ -298,8 +299,14 @@ static void log2_dd(spv_ctx_t *c, opnd_t a, opnd_t *lh, opnd_t *ll)
 	const opnd_t uh = fmul(c, f2, id);
 	const opnd_t rho = fma_(c, ng(uh), dl, fma_(c, ng(uh), d, f2));
 	const opnd_t ul = fmul(c, rho, id);
+	/* (uh + ul)^3 = p3 + p3l to double-float precision (3 uh^2 ul included),
+	 * times L(u^2) */
 	const opnd_t w = fmul(c, uh, uh);
-	const opnd_t alo = fma_(c, fmul(c, uh, w), horner(c, w, LOG_L, NELEM(LOG_L)), ul);
+	const opnd_t p3 = fmul(c, uh, w);
+	opnd_t p3l = fma_(c, uh, fma_(c, uh, uh, ng(w)), fma_(c, uh, w, ng(p3)));
+	p3l = fma_(c, fmul(c, w, ul), kf(3.0f), p3l);
+	const opnd_t lp = horner(c, w, LOG_L, NELEM(LOG_L));
+	const opnd_t alo = fma_(c, p3, lp, fma_(c, p3l, lp, ul));
 	/* (uh + alo) log2(e) */
 	const opnd_t bh = fmul(c, uh, kb(K_LOG2E_HI));
 	const opnd_t bl = fma_(c, alo, kb(K_LOG2E_HI), fma_(c, uh, kb(K_LOG2E_LO), fma_(c, uh, kb(K_LOG2E_HI), ng(bh))));
@@ -434,6 +441,18 @@ static opnd_t rootn_(spv_ctx_t *c, opnd_t x, opnd_t n)
 
 /* ---- sin, cos, tan ----------------------------------------------------------- */
 
+/* The high 32 bits of m w for m = mh 2^16 + ml < 2^24 (mh < 2^8): with w in
+ * 16-bit halves, mh's products are below 2^24 and add into the middle column
+ * whole. */
+static opnd_t mulhi24(spv_ctx_t *c, opnd_t ml, opnd_t mh, opnd_t w)
+{
+	const opnd_t wl = iand(c, w, kb(0xffffu)), wh = ishr(c, w, 16);
+	const opnd_t lh = imul(c, ml, wh);
+	opnd_t mid = iadd(c, ishr(c, imul(c, ml, wl), 16), iand(c, lh, kb(0xffffu)));
+	mid = iadd(c, mid, imul(c, mh, wl));
+	return iadd(c, iadd(c, imul(c, mh, wh), ishr(c, lh, 16)), ishr(c, mid, 16));
+}
+
 /* |x| = r + j pi/2 (j mod 4), |r| <= pi/4 (a little more at the rounding
  * boundary).  Below pi/4: r = |x|.  Above: Payne-Hanek.  |x| = mant 2^(ex-150)
  * and the bits of 2/pi whose products with mant are multiples of 4 do not
@@ -445,7 +464,7 @@ static opnd_t rootn_(spv_ctx_t *c, opnd_t x, opnd_t n)
  * f is rounded to [-1/2, 1/2) (j rounded with it), turned into a double-float
  * and multiplied by pi/2.  The 60 bits of f kept leave at least 30 significant
  * bits for every fp32 argument (|f| > 2^-30 for all of them). */
-static void trig_reduce(spv_ctx_t *c, opnd_t ax, opnd_t *r_out, opnd_t *j_out)
+static void trig_reduce(spv_ctx_t *c, opnd_t ax, opnd_t *r_out, opnd_t *rl_out, opnd_t *j_out)
 {
 	const opnd_t ex = ishr(c, ax, 23);
 	const opnd_t mant = ior(c, iand(c, ax, kb(0x007fffffu)), kb(0x00800000u));
@@ -465,10 +484,11 @@ static void trig_reduce(spv_ctx_t *c, opnd_t ax, opnd_t *r_out, opnd_t *j_out)
 	for (int k = 0; k < 3; k++)
 		w[k] = ior(c, op2(c, ZE_OP_SHL, U, a[k], s), op2(c, ZE_OP_SHR, U, ishr(c, a[k + 1], 1), s1));
 	/* P mod 2^96 = (mant w0 mod 2^32) 2^64 + mant w1 2^32 + mant w2 */
+	const opnd_t ml = iand(c, mant, kb(0xffffu)), mh = ishr(c, mant, 16);
 	const opnd_t l1 = imul(c, mant, w[1]);
-	const opnd_t word1 = iadd(c, l1, spv_mulhu(c, mant, w[2]));
+	const opnd_t word1 = iadd(c, l1, mulhi24(c, ml, mh, w[2]));
 	const opnd_t carry = spv_cmp_bool(c, ZE_CMOD_LT, U, word1, l1);
-	const opnd_t word0 = iadd(c, iadd(c, imul(c, mant, w[0]), spv_mulhu(c, mant, w[1])), ng(carry));
+	const opnd_t word0 = iadd(c, iadd(c, imul(c, mant, w[0]), mulhi24(c, ml, mh, w[1])), ng(carry));
 	/* round to the nearest quadrant: f in [-1/2, 1/2) */
 	const opnd_t w0r = iadd(c, word0, kb(0x08000000u));
 	const opnd_t j = ishr(c, w0r, 28);
@@ -485,8 +505,10 @@ static void trig_reduce(spv_ctx_t *c, opnd_t ax, opnd_t *r_out, opnd_t *j_out)
 	const opnd_t rh = fmul(c, fh, kb(K_PIO2_HI));
 	const opnd_t rl = fma_(c, fl, kb(K_PIO2_HI), fma_(c, fh, kb(K_PIO2_LO), fma_(c, fh, kb(K_PIO2_HI), ng(rh))));
 	const opnd_t r = fadd(c, rh, rl);
+	const opnd_t rlo = fsub(c, rl, fsub(c, r, rh));
 	fcmp(c, ZE_CMOD_LT, ax, kb(K_PIO4_HI));
 	*r_out = sel(c, ax, r);
+	*rl_out = sel(c, kf(0.0f), rlo);
 	*j_out = sel(c, kb(0), j);
 }
 
@@ -500,20 +522,36 @@ static void trig_reduce_fast(spv_ctx_t *c, opnd_t ax, opnd_t *r_out, opnd_t *j_o
 	*j_out = cvt(c, D, F, k);
 }
 
-static void sin_cos_poly(spv_ctx_t *c, opnd_t r, opnd_t *s, opnd_t *co)
+/* sin and cos of r + rl (rl: what r's rounding lost).  The sums' small
+ * parts (r^3 S, the rounding error of 1 - z/2, the rl terms, z = r^2's
+ * rounding error) are added last, in one rounding; has_rl = 0 (native_*):
+ * plainly, with rl = 0. */
+static void sin_cos_poly(spv_ctx_t *c, opnd_t r, opnd_t rl, int has_rl, opnd_t *s, opnd_t *co)
 {
 	const opnd_t z = fmul(c, r, r);
-	*s = fma_(c, fmul(c, r, z), horner(c, z, SIN_S, NELEM(SIN_S)), r);
-	*co = fma_(c, fmul(c, z, z), horner(c, z, COS_C, NELEM(COS_C)), fma_(c, kf(-0.5f), z, kf(1.0f)));
+	const opnd_t rz = fmul(c, r, z);
+	const opnd_t sp = horner(c, z, SIN_S, NELEM(SIN_S));
+	const opnd_t cp = horner(c, z, COS_C, NELEM(COS_C));
+	const opnd_t h = fma_(c, kf(-0.5f), z, kf(1.0f));
+	if (!has_rl) {
+		*s = fma_(c, rz, sp, r);
+		*co = fma_(c, fmul(c, z, z), cp, h);
+		return;
+	}
+	const opnd_t zl = fma_(c, r, r, ng(z));
+	const opnd_t hl = fma_(c, kf(-0.5f), z, fsub(c, kf(1.0f), h));
+	const opnd_t corr = fma_(c, ng(rl), r, fma_(c, kf(-0.5f), zl, hl));
+	*co = fadd(c, h, fma_(c, fmul(c, z, z), cp, corr));
+	*s = fadd(c, r, fma_(c, rz, sp, fmul(c, rl, h)));
 }
 
 enum trig { T_SIN, T_COS, T_TAN };
 
 /* sin, cos or tan of r + j pi/2; the result's sign is then flipped by flip. */
-static opnd_t trig_finish(spv_ctx_t *c, enum trig fn, opnd_t r, opnd_t j, opnd_t flip)
+static opnd_t trig_finish(spv_ctx_t *c, enum trig fn, opnd_t r, opnd_t rl, int has_rl, opnd_t j, opnd_t flip)
 {
 	opnd_t s, co, o;
-	sin_cos_poly(c, r, &s, &co);
+	sin_cos_poly(c, r, rl, has_rl, &s, &co);
 	icmp(c, ZE_CMOD_NE, U, iand(c, j, o_imm(1)), o_imm(0));
 	switch (fn) {
 	case T_SIN:
@@ -540,9 +578,9 @@ static opnd_t trig_finish(spv_ctx_t *c, enum trig fn, opnd_t r, opnd_t j, opnd_t
 static opnd_t trig(spv_ctx_t *c, enum trig fn, opnd_t x)
 {
 	const opnd_t ax = absbits(c, x);
-	opnd_t r, j;
-	trig_reduce(c, ax, &r, &j);
-	const opnd_t o = trig_finish(c, fn, r, j, fn == T_COS ? kb(0) : sgnbit(c, x));
+	opnd_t r, rl, j;
+	trig_reduce(c, ax, &r, &rl, &j);
+	const opnd_t o = trig_finish(c, fn, r, rl, 1, j, fn == T_COS ? kb(0) : sgnbit(c, x));
 	fcmp(c, ZE_CMOD_LT, ax, kb(K_INF));
 	return sel(c, o, kb(K_NAN));
 }
@@ -551,7 +589,7 @@ static opnd_t trig_fast(spv_ctx_t *c, enum trig fn, opnd_t x)
 {
 	opnd_t r, j;
 	trig_reduce_fast(c, absbits(c, x), &r, &j);
-	return trig_finish(c, fn, r, j, fn == T_COS ? kb(0) : sgnbit(c, x));
+	return trig_finish(c, fn, r, o_null(), 0, j, fn == T_COS ? kb(0) : sgnbit(c, x));
 }
 
 /* ---- inverse trigonometric --------------------------------------------------- */
@@ -1067,9 +1105,19 @@ static opnd_t mad_sat(spv_ctx_t *c, opnd_t a, opnd_t b, opnd_t d, int is_signed)
 
 /* ---- the dispatch ---------------------------------------------------------------- */
 
-int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *x, int is_float, opnd_t *o)
+int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *xin, int is_float, opnd_t *o)
 {
-	(void)is_float;
+	/* operands with source modifiers applied (the sequences set and test
+	 * modifiers and sign bits themselves): fp32 or integer semantics, by
+	 * operand (n's second operand is an integer for pown, rootn, ldexp) */
+	opnd_t x[3];
+	for (int i = 0; i < 3; i++) {
+		x[i] = xin[i];
+		if (x[i].k == O_NULL || (!x[i].neg && !x[i].abs))
+			continue;
+		const int int_arg = !is_float || (i == 1 && (n == OpenCLstd_Pown || n == OpenCLstd_Rootn || n == OpenCLstd_Ldexp));
+		x[i] = int_arg ? op1(c, ZE_OP_MOV, D, x[i]) : plain(c, x[i]);
+	}
 	switch (n) {
 	case OpenCLstd_Exp: *o = exp_base(c, x[0], K_LOG2E_HI, K_LOG2E_LO, -104.0f, 89.0f); break;
 	case OpenCLstd_Exp10: *o = exp_base(c, x[0], K_LOG2_10_HI, K_LOG2_10_LO, -46.0f, 38.6f); break;

@@ -134,14 +134,14 @@ static inline uint32_t mref_rand(uint32_t *s)
 
 /* ---- references -------------------------------------------------------------- */
 
-static double mref_powr(double x, double y)
+static inline double mref_powr(double x, double y)
 {
 	if (isnan(x) || isnan(y) || x < 0 || (x == 0 && y == 0) || (isinf(x) && y == 0) || (x == 1 && isinf(y)))
 		return NAN;
 	return pow(fabs(x), y); /* powr(-0, y) is powr(+0, y) */
 }
 
-static double mref_rootn(double x, int32_t n)
+static inline double mref_rootn(double x, int32_t n)
 {
 	if (n == 0 || (x < 0 && (n & 1) == 0))
 		return NAN;
@@ -150,7 +150,7 @@ static double mref_rootn(double x, int32_t n)
 }
 
 /* fmax / fmin as OpenCL C has them: a NaN operand is ignored; -0 < +0 */
-static float mref_fmax(float x, float y, int big)
+static inline float mref_fmax(float x, float y, int big)
 {
 	if (isnan(x) || isnan(y))
 		return isnan(x) ? y : x;
@@ -159,7 +159,7 @@ static float mref_fmax(float x, float y, int big)
 	return (x > y) == big ? x : y;
 }
 
-static float mref_mag(float x, float y, int big)
+static inline float mref_mag(float x, float y, int big)
 {
 	const float ax = fabsf(x), ay = fabsf(y);
 	if (big ? ax > ay : ax < ay)
@@ -170,21 +170,21 @@ static float mref_mag(float x, float y, int big)
 }
 
 /* smoothstep as the spec writes it, in fp32 operations */
-static float mref_smoothstep(float e0, float e1, float x)
+static inline float mref_smoothstep(float e0, float e1, float x)
 {
 	float t = (x - e0) / (e1 - e0);
 	t = fminf(fmaxf(t, 0.0f), 1.0f);
 	return t * t * (3.0f - 2.0f * t);
 }
 
-static uint32_t mref_sat(int64_t v)
+static inline uint32_t mref_sat(int64_t v)
 {
 	return (uint32_t)(int32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
 }
 
 /* Fills *d (a double to compare within the bound) or *bits (an exact fp32 or
  * integer result), as the function's bound says. */
-static void mref_eval(const mref_fn_t *f, const uint32_t *in, double *d, uint32_t *bits)
+static inline void mref_eval(const mref_fn_t *f, const uint32_t *in, double *d, uint32_t *bits)
 {
 	const float x = mref_f(in[0]), y = mref_f(in[1]), z = mref_f(in[2]);
 	const double dx = x, dy = y;
@@ -269,7 +269,7 @@ static void mref_eval(const mref_fn_t *f, const uint32_t *in, double *d, uint32_
  * 2^16 (sin, cos, tan) or for a positive x and a normal result (powr): the
  * accuracy of native_* is implementation-defined, and these are the ranges
  * driver/README.md gives one for. */
-static int mref_tested(const mref_fn_t *f, const uint32_t *in, double d)
+static inline int mref_tested(const mref_fn_t *f, const uint32_t *in, double d)
 {
 	const float x = mref_f(in[0]), y = mref_f(in[1]);
 	switch (f->op) {
@@ -286,7 +286,7 @@ static int mref_tested(const mref_fn_t *f, const uint32_t *in, double d)
  * reference (2^-149 below 2^-126; an infinite result counts as 2^128); 0 for
  * matching NaNs or infinities, INFINITY when one is NaN and the other not, or
  * an infinity is wrong.  For exact functions (MREF_EXACT) 0 or INFINITY. */
-static double mref_error(const mref_fn_t *f, uint32_t got, double d, uint32_t bits)
+static inline double mref_error(const mref_fn_t *f, uint32_t got, double d, uint32_t bits)
 {
 	if (f->ulp == MREF_BITS)
 		return got == bits ? 0 : INFINITY;
@@ -325,7 +325,7 @@ static double mref_error(const mref_fn_t *f, uint32_t got, double d, uint32_t bi
 
 /* fp32 special values and binade boundaries (2^k and its two neighbours for
  * every k, both signs), then up to `max` values in all */
-static uint32_t mref_specials(uint32_t *v, uint32_t max)
+static inline uint32_t mref_specials(uint32_t *v, uint32_t max)
 {
 	static const uint32_t fixed[] = {
 		0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
@@ -349,7 +349,7 @@ static uint32_t mref_specials(uint32_t *v, uint32_t max)
 }
 
 /* a random fp32 value from the function's domain */
-static uint32_t mref_random(uint8_t dom, uint32_t *seed)
+static inline uint32_t mref_random(uint8_t dom, uint32_t *seed)
 {
 	const uint32_t r = mref_rand(seed), sign = mref_rand(seed) & 0x80000000u;
 	const double u = (r >> 8) * 0x1p-24; /* [0, 1) */
@@ -367,7 +367,7 @@ static uint32_t mref_random(uint8_t dom, uint32_t *seed)
 /* operand j of input i (n in all): special values crossed with each other for
  * the first ones, then random values; integers get edge values and random
  * bits (shifted, so that small magnitudes come up too). */
-static void mref_inputs(const mref_fn_t *f, uint32_t n, uint32_t seed, uint32_t *in[3])
+static inline void mref_inputs(const mref_fn_t *f, uint32_t n, uint32_t seed, uint32_t *in[3])
 {
 	static const uint32_t iedge[] = {0, 1, 2, 3, 31, 32, 33, 0x7fffffffu, 0x80000000u, 0x80000001u, 0xffffffffu,
 					 0xfffffffeu, 0x10000u, 0xffffu, 0x55555555u, 0xaaaaaaaau, 0x00800000u};

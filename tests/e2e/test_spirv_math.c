@@ -88,9 +88,6 @@ static void functions(e2e_t *e, ze_module_handle_t m, const bufs_t *b, uint32_t 
 	size_t len = 0;
 	for (size_t fi = 0; fi < MREF_NFNS; fi++) {
 		const mref_fn_t *f = &MREF_FNS[fi];
-		/* popcount reaches SPIR-V as OpBitCount (llvm-spirv), not as OpenCL.std */
-		if (f->op == OpenCLstd_Popcount)
-			continue;
 		mref_inputs(f, n, 1 + (uint32_t)fi, full);
 		const uint32_t items = sample ? 64 : n;
 		for (uint32_t i = 0; i < items; i++)
@@ -156,7 +153,7 @@ int main(int argc, char **argv)
 	const char *dump = e2e_dump_dir();
 	if (dump)
 		save_native(m, dump);
-	const uint32_t n = 4096;
+	const uint32_t n = 16384;
 	bufs_t b = {.n = n};
 	for (int j = 0; j < 3; j++)
 		b.in[j] = e2e_alloc_shared(&e, n * 4);

@@ -2,6 +2,8 @@
 // (driver/spirv/spv_math.c), one kernel per function, k_<name> as listed in
 // tests/e2e/spirv_math_ref.h: o[i] = f(a[i], b[i], c[i]) on the bits (fp32 or
 // 32-bit integers).  tests/e2e/test_spirv_math.c checks them against the host.
+// (popcount reaches SPIR-V as OpBitCount, which the front end lowers with the
+// same sequence.)
 #pragma OPENCL FP_CONTRACT OFF
 
 // ctz is OpenCL C 2.0; declared here, it becomes OpenCL.std ctz all the same.
@@ -68,6 +70,7 @@ F1(native_tan)
 F2(native_powr)
 KERNEL(clz, clz(U(a)))
 KERNEL(ctz, ctz(U(a)))
+KERNEL(popcount, popcount(U(a)))
 KERNEL(rotate, rotate(U(a), U(b)))
 KERNEL(s_add_sat, as_uint(add_sat(I(a), I(b))))
 KERNEL(u_add_sat, add_sat(U(a), U(b)))
