@@ -3,8 +3,8 @@
  * unstructured control flow, vectors and built-ins, structs and function
  * calls, atomics, math and integer built-ins, conversions, classification,
  * dynamic vector indexing, pointers chosen at run time, OpenCL 2.0 work-item
- * functions, SIMD8, and (asm_ops.spvasm) instructions OpenCL C does not
- * produce.  Compiled with -ffp-contract=off like the kernels.
+ * functions, SIMD8, (asm_ops.spvasm) instructions OpenCL C does not
+ * produce, and (returns.spvasm) returns before, inside and after a loop.  Compiled with -ffp-contract=off like the kernels.
  *
  *     test_spirv_ops KERNEL_DIR */
 #include <math.h>
@@ -593,6 +593,26 @@ static void asm_ops(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* returns.spvasm: returns before, inside and after a loop, lanes diverging. */
+static void returns(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "k");
+	const uint32_t n = 256;
+	uint32_t *in = e2e_alloc_shared(e, n * 4), *out = e2e_alloc_shared(e, n * 4);
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = (i * 37u) % 131u;
+	const uint32_t nn = n;
+	const e2e_arg_t args[] = {{8, &out}, {8, &in}, {4, &nn}};
+	launch(e, k, 32, n, 3, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t x = in[i], want = x > 100 ? 7 : x % 4 < 3 ? 200 + x % 4 : 3;
+		EXPECT(out[i] == want, "returns item %u: %u, expected %u (in %u)", i, out[i], want, x);
+	}
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeKernelDestroy(k));
+}
+
 static ze_module_handle_t load(e2e_t *e, const char *dir, const char *name)
 {
 	char path[4096];
@@ -628,6 +648,9 @@ int main(int argc, char **argv)
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "asm_ops.spv");
 	asm_ops(&e, m);
+	CHECK(zeModuleDestroy(m));
+	m = load(&e, argv[1], "returns.spv");
+	returns(&e, m);
 	CHECK(zeModuleDestroy(m));
 	e2e_fini(&e);
 	note("ops: int64, division, control flow, vectors, structs and calls, atomics, math, conversions, "

@@ -59,7 +59,7 @@ spv_kernel(unsupported_half unsupported -DUSE_HALF)
 spv_kernel(unsupported_work_dim unsupported -DUSE_WORK_DIM)
 
 # Kernels written in SPIR-V assembly (what OpenCL C cannot express).
-foreach(k spec_constants asm_ops link_spec_main link_spec_lib link_var)
+foreach(k spec_constants asm_ops returns link_spec_main link_spec_lib link_var)
   set(raw ${SPV_KERNEL_DIR}/${k}.unvalidated.spv)
   add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/${k}.spv
     COMMAND ${ZESIM_SPIRV_AS} ${SPV_KERNEL_SRC}/${k}.spvasm -o ${raw}
