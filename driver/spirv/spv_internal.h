@@ -311,8 +311,8 @@ void spv_data_output(spv_ctx_t *c, zm_module_t *out);   /* segment, variables, f
 
 /* spv_math.c: the OpenCL.std instructions computed by code sequences (exp, log,
  * sin, floor, clz, ...), one 32-bit component at a time.  x[0..2] are the
- * operands' leaves for this component (O_NULL when absent), `width` the
- * `is_float` says whether the result is a float.  Returns 1 and sets
+ * operands' leaves for this component (O_NULL when absent); `is_float` says
+ * whether the result is a float.  Returns 1 and sets
  * *o when it handles instruction n, 0 when n is not one of its instructions. */
 int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *x, int is_float, opnd_t *o);
 
