@@ -9,6 +9,18 @@
 
 #include <string.h>
 
+/* Skips a width or precision: digits, or '*' (which takes an argument). */
+static const char *skip_count(const char *f, uint32_t *arg)
+{
+	if (*f == '*') {
+		(*arg)++;
+		f++;
+	}
+	while (*f >= '0' && *f <= '9')
+		f++;
+	return f;
+}
+
 /* Marks the arguments that %s conversions consume.  Conversions map to
  * arguments in order ('*' widths and precisions take one too); the driver
  * checks every conversion against the kind of its argument. */
@@ -24,21 +36,9 @@ static void string_args(const char *f, uint8_t *is_string, uint32_t nargs)
 		}
 		while (*f && strchr("-+ #0", *f))
 			f++;
-		if (*f == '*') {
-			arg++;
-			f++;
-		}
-		while (*f >= '0' && *f <= '9')
-			f++;
-		if (*f == '.') {
-			f++;
-			if (*f == '*') {
-				arg++;
-				f++;
-			}
-			while (*f >= '0' && *f <= '9')
-				f++;
-		}
+		f = skip_count(f, &arg); /* width */
+		if (*f == '.')
+			f = skip_count(f + 1, &arg); /* precision */
 		while (*f && strchr("vhlLzjt0123456789", *f))
 			f++; /* vector size and length (the driver checks them) */
 		if (!*f)

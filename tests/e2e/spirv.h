@@ -41,6 +41,17 @@ static inline ze_module_handle_t spirv_module(e2e_t *e, const char *path)
 	return m;
 }
 
+/* Set the arguments, launch n work items in groups of `group` (1-D) and wait. */
+static inline void spirv_launch(e2e_t *e, ze_kernel_handle_t k, uint32_t group, uint32_t n, uint32_t nargs,
+				const e2e_arg_t *args)
+{
+	e2e_set_args(k, nargs, args);
+	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
+	ze_group_count_t groups = {n / group, 1, 1};
+	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
+	e2e_run(e);
+}
+
 static inline uint32_t float_bits(float f)
 {
 	uint32_t u;

@@ -10,15 +10,6 @@
  *     test_spirv_narrow NARROW.spv PRIVATE.spv */
 #include "spirv.h"
 
-static void launch(e2e_t *e, ze_kernel_handle_t k, uint32_t group, uint32_t n, uint32_t nargs, const e2e_arg_t *args)
-{
-	e2e_set_args(k, nargs, args);
-	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	ze_group_count_t groups = {n / group, 1, 1};
-	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
-	e2e_run(e);
-}
-
 static int8_t sat8(int v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
 static int16_t sat16(int v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
 static uint8_t rot8(uint8_t v, unsigned k) { k &= 7; return (uint8_t)((v << k) | (v >> ((8 - k) & 7))); }
@@ -41,7 +32,7 @@ static void char_ops(e2e_t *e, ze_module_handle_t m)
 		const int8_t kk = pass ? -100 : 77;
 		const uint8_t ku = pass ? 250 : 6;
 		const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o8}, {8, &u8}, {8, &o32}, {1, &kk}, {1, &ku}};
-		launch(e, k, 32, n, 7, args);
+		spirv_launch(e, k, 32, n, 7, args);
 		for (uint32_t i = 0; i < n; i++) {
 			const int8_t x = a[i];
 			const uint8_t y = b[i];
@@ -97,7 +88,7 @@ static void short_ops(e2e_t *e, ze_module_handle_t m)
 	}
 	const int16_t kk = 2000;
 	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o16}, {8, &u16}, {8, &o64}, {2, &kk}};
-	launch(e, k, 16, n, 6, args);
+	spirv_launch(e, k, 16, n, 6, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const int16_t x = a[i];
 		const uint16_t y = b[i];
@@ -142,7 +133,7 @@ static void vec_bytes(e2e_t *e, ze_module_handle_t m)
 		p[i] = (uint8_t)e2e_rand(&seed);
 	memset(c3, 0x5a, n * 4);
 	const e2e_arg_t args[] = {{8, &p}, {8, &q}, {8, &w}, {8, &c3}, {8, &s2}};
-	launch(e, k, 16, n, 5, args);
+	spirv_launch(e, k, 16, n, 5, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *v = &p[i * 4];
 		const uint8_t wq[4] = {(uint8_t)(v[3] + 1), (uint8_t)(v[2] + 2), (uint8_t)(v[1] + 3), (uint8_t)(v[0] + 250)};
@@ -198,7 +189,7 @@ static void scatter(e2e_t *e, ze_module_handle_t m)
 	memset(bytes, 0xee, n);
 	memset(shorts, 0xee, n * 2);
 	const e2e_arg_t args[] = {{8, &idx}, {8, &bytes}, {8, &shorts}, {8, &out}};
-	launch(e, k, group, n, 4, args);
+	spirv_launch(e, k, group, n, 4, args);
 	for (uint32_t i = 0; i < n; i++) {
 		EXPECT(bytes[idx[i]] == (uint8_t)(i * 7 + 1), "scatter: byte %u = %u, expected %u", idx[i], bytes[idx[i]],
 		       (uint8_t)(i * 7 + 1));
@@ -281,7 +272,7 @@ static void private_ops(e2e_t *e, const char *path)
 	for (uint32_t i = 0; i < n; i++)
 		in[i] = (int32_t)(e2e_rand(&seed) & 0x7fffffff) >> (i % 13);
 	const e2e_arg_t args[] = {{8, &in}, {8, &out}, {8, &fout}};
-	launch(e, k, 32, n, 3, args);
+	spirv_launch(e, k, 32, n, 3, args);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t wo[12];
 		float wf[7];

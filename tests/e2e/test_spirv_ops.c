@@ -11,15 +11,6 @@
 
 #include "spirv.h"
 
-static void launch(e2e_t *e, ze_kernel_handle_t k, uint32_t group, uint32_t n, uint32_t nargs, const e2e_arg_t *args)
-{
-	e2e_set_args(k, nargs, args);
-	CHECK(zeKernelSetGroupSize(k, group, 1, 1));
-	ze_group_count_t groups = {n / group, 1, 1};
-	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
-	e2e_run(e);
-}
-
 static uint64_t rand64(uint32_t *seed)
 {
 	uint64_t v = (uint64_t)e2e_rand(seed) << 32 | e2e_rand(seed);
@@ -41,7 +32,7 @@ static void int64_ops(e2e_t *e, ze_module_handle_t m)
 			b[i] = (int64_t)((uint64_t)a[i] + 1);
 	}
 	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o}};
-	launch(e, k, 32, n, 3, args);
+	spirv_launch(e, k, 32, n, 3, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const int64_t x = a[i], y = b[i];
 		const int s = (int)(y & 63);
@@ -101,7 +92,7 @@ static void div_ops(e2e_t *e, ze_module_handle_t m)
 		b[i] = y;
 	}
 	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o}};
-	launch(e, k, 64, n, 3, args);
+	spirv_launch(e, k, 64, n, 3, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const int32_t x = a[i], y = b[i];
 		const uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
@@ -154,7 +145,7 @@ static void control(e2e_t *e, ze_module_handle_t m)
 	for (uint32_t i = 0; i < n; i++)
 		in[i] = (i % 3) ? (int32_t)(e2e_rand(&seed) % 12) - 2 : (int32_t)(e2e_rand(&seed) % 200) - 100;
 	const e2e_arg_t args[] = {{8, &in}, {8, &out}};
-	launch(e, k, 64, n, 2, args);
+	spirv_launch(e, k, 64, n, 2, args);
 	for (uint32_t i = 0; i < n; i++) {
 		int early;
 		const int want = control_host(in[i], &early);
@@ -177,7 +168,7 @@ static void vec_ops(e2e_t *e, ze_module_handle_t m)
 		b[i] = (i % 5 == 0) ? a[i] : (float)((int32_t)(e2e_rand(&seed) % 200001) - 100000) / 1009.0f;
 	}
 	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o}, {8, &io}};
-	launch(e, k, 16, n, 4, args);
+	spirv_launch(e, k, 16, n, 4, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const float *x = a + 4 * i, *y = b + 4 * i;
 		float want[16];
@@ -243,7 +234,7 @@ static void struct_calls(e2e_t *e, ze_module_handle_t m)
 			in[i].d[j] = (int32_t)(e2e_rand(&seed) % 2001) - 1000;
 	}
 	const e2e_arg_t args[] = {{8, &in}, {8, &out}, {8, &pairs}};
-	launch(e, k, 32, n, 3, args);
+	spirv_launch(e, k, 32, n, 3, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const rec_t *r = &in[i], *o = &out[i];
 		EXPECT(o->a == weigh(r, 2), "struct item %u: a %d, expected %d", i, o->a, weigh(r, 2));
@@ -278,7 +269,7 @@ static void atomic_ops(e2e_t *e, ze_module_handle_t m)
 	const int32_t init[10] = {INT32_MAX, INT32_MIN, -1, 0, 0, 1000000, 0, 0, INT32_MAX, 0};
 	memcpy(g, init, sizeof(init));
 	const e2e_arg_t args[] = {{8, &in}, {8, &g}, {8, &old}, {8, &slots}};
-	launch(e, k, group, n, 4, args);
+	spirv_launch(e, k, group, n, 4, args);
 	int32_t mn = INT32_MAX, mx = INT32_MIN, and_ = -1, or_ = 0, xor_ = 0;
 	uint32_t sum = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -332,7 +323,7 @@ static void math_ops(e2e_t *e, ze_module_handle_t m)
 			b[i] = 0.5f;
 	}
 	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &f}, {8, &o}};
-	launch(e, k, 32, n, 4, args);
+	spirv_launch(e, k, 32, n, 4, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const float x = a[i], y = b[i];
 		float want[16];
@@ -397,7 +388,7 @@ static void misc_ops(e2e_t *e, ze_module_handle_t m)
 		idx[i] = (int32_t)e2e_rand(&seed);
 	memset(buf, 0xff, nbuf * 4);
 	const e2e_arg_t args[] = {{8, &v}, {8, &idx}, {8, &out}, {8, &buf}};
-	launch(e, k, 16, n, 4, args);
+	spirv_launch(e, k, 16, n, 4, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const int32_t *x = v + 4 * i;
 		const int kk = idx[i] & 3;
@@ -438,7 +429,7 @@ static void atomic_ops2(e2e_t *e, ze_module_handle_t m)
 	g[2] = 0xffffffffu;
 	g[3] = 0;
 	const e2e_arg_t args[] = {{8, &g}, {8, &ret}};
-	launch(e, k, 64, n, 2, args);
+	spirv_launch(e, k, 64, n, 2, args);
 	EXPECT(g[0] == 10 + n, "inc: %u", g[0]);
 	EXPECT(g[1] == 0u - n * (n - 1) / 2, "sub: %u", g[1]);
 	EXPECT(g[2] == 3, "umin: %u", g[2]);
@@ -472,7 +463,7 @@ static void swap_loop(e2e_t *e, ze_module_handle_t m)
 		want[2 * i + 1] = b;
 	}
 	const e2e_arg_t args[] = {{8, &io}};
-	launch(e, k, 32, n, 1, args);
+	spirv_launch(e, k, 32, n, 1, args);
 	for (uint32_t i = 0; i < 2 * n; i++)
 		EXPECT(io[i] == want[i], "swap_loop word %u: %d, expected %d", i, io[i], want[i]);
 	free(want);
@@ -561,7 +552,7 @@ static void asm_ops(e2e_t *e, ze_module_handle_t m)
 			vin[4 * i + c] = (float)(int32_t)(e2e_rand(&seed) % 2001) / 16.0f;
 	}
 	const e2e_arg_t args[] = {{8, &ints}, {8, &floats}, {8, &vin}, {8, &iout}, {8, &vout}};
-	launch(e, k, 32, n, 5, args);
+	spirv_launch(e, k, 32, n, 5, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const int32_t x = ints[2 * i], y = ints[2 * i + 1];
 		const float f = floats[2 * i], g = floats[2 * i + 1];
@@ -603,7 +594,7 @@ static void returns(e2e_t *e, ze_module_handle_t m)
 		in[i] = (i * 37u) % 131u;
 	const uint32_t nn = n;
 	const e2e_arg_t args[] = {{8, &out}, {8, &in}, {4, &nn}};
-	launch(e, k, 32, n, 3, args);
+	spirv_launch(e, k, 32, n, 3, args);
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t x = in[i], want = x > 100 ? 7 : x % 4 < 3 ? 200 + x % 4 : 3;
 		EXPECT(out[i] == want, "returns item %u: %u, expected %u (in %u)", i, out[i], want, x);
