@@ -75,8 +75,9 @@ static int cap_supported(uint32_t cap)
 	case SpvCapabilityKernel:
 	case SpvCapabilityVector16:
 	case SpvCapabilityInt64:
-	case SpvCapabilityInt16: /* values of these types are refused where they occur */
+	case SpvCapabilityInt16:
 	case SpvCapabilityInt8:
+	case SpvCapabilityFloat64: /* clang declares it for printf of floats; double values are refused where they occur */
 	case SpvCapabilityGenericPointer: /* declared by every OpenCL 2.0 module; generic pointers are refused */
 	case SpvCapabilitySubgroupDispatch: /* for the SubgroupSize execution mode */
 		return 1;
@@ -238,9 +239,11 @@ static void check_value_type(spv_ctx_t *c, uint32_t type)
 	case TY_INT:
 		return;
 	case TY_FLOAT:
+		if (t->width == 64)
+			spv_fail(c, c->cur_word, "64-bit floating-point values (double) are not supported: the device "
+				 "has no fp64 (only float values converted to double, as for printf, are accepted)");
 		if (t->width != 32)
-			spv_fail(c, c->cur_word, "%u-bit floating-point values (%s) are not supported", t->width,
-				 t->width == 64 ? "double" : "half");
+			spv_fail(c, c->cur_word, "16-bit floating-point values (half) are not supported");
 		return;
 	case TY_VEC:
 	case TY_ARRAY:
@@ -2146,6 +2149,10 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 {
 	const val_t *p = use(c, ptr);
+	const spv_type_t *pe = ty(c, ty(c, p->type)->elem);
+	if ((pe->k == TY_FLOAT && pe->width == 64) || (pe->k == TY_VEC && ty(c, pe->elem)->k == TY_FLOAT &&
+						      ty(c, pe->elem)->width == 64))
+		spv_fail(c, c->cur_word, "a store of double values: the device has no fp64");
 	if (p->root.k == R_PRIVATE) {
 		priv_store(c, p, v);
 		return;
@@ -3423,8 +3430,21 @@ static void lower_inst(spv_ctx_t *c, const spv_inst_t *in)
 	case SpvOpFRem:
 	case SpvOpFMod:
 		spv_fail(c, in->off, "%s (floating-point remainder) is not supported yet", spv_op_name(op));
-	case SpvOpFConvert:
-		spv_fail(c, in->off, "OpFConvert (half or double conversions) is not supported");
+	case SpvOpFConvert: {
+		/* float -> double (what printf's variadic promotion makes) and back:
+		 * the value stays the float it exactly is; arithmetic on doubles
+		 * is refused where its result is defined, a store of a double by
+		 * store() */
+		const val_t *a = use(c, in->w[3]);
+		const comp_t ca = comps(c, a->type), cr = comps(c, in->type);
+		if (ca.et->k != TY_FLOAT || ca.et->width != 32 || cr.et->k != TY_FLOAT ||
+		    (cr.et->width != 32 && cr.et->width != 64) || ca.n != cr.n)
+			spv_fail(c, in->off, "OpFConvert (half or double conversions) is not supported");
+		val_t *r = &c->vals[in->result];
+		*r = *a;
+		r->done = 1;
+		return;
+	}
 	default:
 		spv_fail(c, in->off, "%s is not supported yet", spv_op_name(op));
 	}

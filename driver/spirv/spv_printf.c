@@ -102,6 +102,27 @@ void spv_printf(spv_ctx_t *c, const spv_inst_t *in)
 		const spv_type_t *e = t->k == TY_VEC ? &c->types[t->elem] : t;
 		const uint32_t count = t->k == TY_VEC ? t->count : 1;
 		uint32_t kind;
+		opnd_t conv[16];
+		if (e->k == TY_FLOAT && e->width == 64 && t->nleaf == 2 * count && count <= 16) {
+			/* a double constant (printf's promotion of a float literal): the
+			 * device has no fp64, so it is printed as the float it rounds to */
+			for (uint32_t k = 0; k < count; k++) {
+				if (v->leaf[2 * k].k != O_I || v->leaf[2 * k + 1].k != O_I)
+					spv_fail(c, in->off, "printf argument %u: double values cannot be printed (the device "
+						 "has no fp64)", i + 1);
+				const uint64_t bits = v->leaf[2 * k].v | (uint64_t)v->leaf[2 * k + 1].v << 32;
+				double d;
+				memcpy(&d, &bits, 8);
+				const float f = (float)d;
+				uint32_t fb;
+				memcpy(&fb, &f, 4);
+				conv[k] = o_imm(fb);
+			}
+			kinds[i] = ZM_PF_ARG(ZM_PF_FLOAT, count);
+			for (uint32_t k = 0; k < count; k++)
+				dw[ndw++] = conv[k];
+			continue;
+		}
 		if (e->k == TY_INT || e->k == TY_BOOL)
 			kind = e->k == TY_INT && e->width == 64 ? ZM_PF_LONG : ZM_PF_INT;
 		else if (e->k == TY_FLOAT && e->width == 32)

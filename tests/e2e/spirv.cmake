@@ -27,6 +27,7 @@ e2e_test(spirv_spec_constants spirv spec ${SPV_KERNEL_DIR}/spec_constants.spv)
 # child process, stdout and stderr, with the text it expects).
 e2e_test(spirv_constdata spirv_printf constdata ${SPV_KERNEL_DIR})
 e2e_test(spirv_printf spirv_printf printf ${SPV_KERNEL_DIR})
+e2e_test(spirv_printf_fp64 spirv_printf printf ${SPV_KERNEL_DIR}/fp64)
 # Malformed and unsupported modules: error codes and build logs.
 e2e_test(spirv_errors spirv_errors ${SPV_KERNEL_DIR})
 # The OpenCL.std functions computed by code sequences (math.cl) against the

@@ -43,6 +43,19 @@ spv_kernel(cl2 cl2 -cl-std=CL2.0 -Xclang -cl-ext=+cl_khr_subgroups)
 spv_kernel(constdata constdata)
 spv_kernel(constdata20 constdata -cl-std=CL2.0)
 spv_kernel(printf printf -Xclang -cl-ext=-cl_khr_fp64 -Wno-format -Wno-format-invalid-specifier)
+# The same with clang's defaults (fp64 on: floats reach printf as doubles, the
+# module declares Float64), in a folder of its own under the same name.
+file(MAKE_DIRECTORY ${SPV_KERNEL_DIR}/fp64)
+add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/fp64/printf.spv
+  COMMAND ${ZESIM_CLANG14} -cl-std=CL1.2 -target spir64 -O2 -emit-llvm -c -Wno-format -Wno-format-invalid-specifier
+    ${SPV_KERNEL_SRC}/printf.cl -o ${SPV_KERNEL_DIR}/fp64/printf.bc
+  COMMAND ${ZESIM_LLVM_SPIRV} ${SPV_KERNEL_DIR}/fp64/printf.bc -o ${SPV_KERNEL_DIR}/fp64/printf.unvalidated.spv
+  COMMAND ${ZESIM_SPIRV_VAL} ${SPV_KERNEL_DIR}/fp64/printf.unvalidated.spv
+  COMMAND ${CMAKE_COMMAND} -E rename ${SPV_KERNEL_DIR}/fp64/printf.unvalidated.spv ${SPV_KERNEL_DIR}/fp64/printf.spv
+  DEPENDS ${SPV_KERNEL_SRC}/printf.cl
+  COMMENT "Compiling OpenCL C kernel printf to SPIR-V with fp64"
+  VERBATIM)
+set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${SPV_KERNEL_DIR}/fp64/printf.spv)
 # Modules importing each other's functions (tests/e2e/test_spirv_link.c).
 foreach(k link_main link_lib link_lib2 link_bad)
   spv_kernel(${k} ${k})
