@@ -1051,6 +1051,12 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 			}
 		} else if (it < nb + c->nloops) {
 			const uint32_t l = it - nb, h = c->loops[l].header;
+			if (!pend[h]) { /* no lane can enter the loop: leave it out */
+				while (i + 1 < L->n && L->seq[i + 1] != nb + c->nloops + l)
+					i++;
+				i++;
+				continue;
+			}
 			saved[l] = spv_alloc(c, nb + 1);
 			memcpy(saved[l], pend, nb + 1);
 			open_if[l] = -1;
