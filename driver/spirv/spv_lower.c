@@ -1581,6 +1581,107 @@ static comp_t comps(spv_ctx_t *c, uint32_t type)
 	return (comp_t){t, 1, t->nleaf};
 }
 
+/* ---- 64-bit division ---------------------------------------------------------------- */
+
+/* A float near the unsigned 64-bit value (hi * 2^32 + lo in one fused
+ * rounding). */
+static opnd_t u64_to_f(spv_ctx_t *c, const opnd_t *a)
+{
+	const uint8_t U = ZE_TYPE_UD, F = ZE_TYPE_F;
+	const opnd_t hf = alu(c, ZE_OP_MOV, F, U, a[1], o_null(), o_null());
+	const opnd_t lf = alu(c, ZE_OP_MOV, F, U, a[0], o_null(), o_null());
+	return alu(c, ZE_OP_MAD, F, F, hf, o_imm(0x4f800000u), lf);
+}
+
+/* floor(f) as an unsigned 64-bit value, for 0 <= f < 2^64. */
+static void f_to_u64(spv_ctx_t *c, opnd_t f, opnd_t *r)
+{
+	const uint8_t U = ZE_TYPE_UD, F = ZE_TYPE_F;
+	const opnd_t h = alu(c, ZE_OP_MOV, U, F, alu3(c, ZE_OP_MUL, F, f, o_imm(0x2f800000u)), o_null(), o_null());
+	const opnd_t hf = alu(c, ZE_OP_MOV, F, U, h, o_null(), o_null());
+	const opnd_t rem = alu(c, ZE_OP_MAD, F, F, neg(hf), o_imm(0x4f800000u), f); /* exact: f - h 2^32 */
+	r[0] = alu(c, ZE_OP_MOV, U, F, rem, o_null(), o_null());
+	r[1] = h;
+}
+
+/* Unsigned 64-bit x / y and x % y.  Four rounds of: an underestimate of r / y
+ * from fp32 (relative error below 2^-19, so it never exceeds the true
+ * quotient), q += that, r -= that * y.  Each round leaves r / y at most
+ * 2^-19 of what it was plus one, so after four (from below 2^64) r < 2y and
+ * one correction step ends it.  y = 0 gives some value (undefined in C). */
+static void udivrem64(spv_ctx_t *c, const opnd_t *x, const opnd_t *y, opnd_t *q_out, opnd_t *r_out)
+{
+	const uint8_t F = ZE_TYPE_F;
+	const opnd_t inv = alu3(c, ZE_OP_MUL, F, alu2(c, ZE_OP_INV, F, u64_to_f(c, y)), o_imm(0x3f7ffff0u)); /* 1 - 2^-20 */
+	opnd_t q[2] = {o_imm(0), o_imm(0)}, r[2] = {x[0], x[1]};
+	for (int round = 0; round < 4; round++) {
+		/* (below 2^64: the largest float under it) */
+		const opnd_t qf = alu3(c, ZE_OP_MIN, F, alu3(c, ZE_OP_MUL, F, u64_to_f(c, r), inv), o_imm(0x5f7fffffu));
+		opnd_t qe[2], p[2], t[2];
+		f_to_u64(c, qf, qe);
+		add64(c, q, qe, t);
+		q[0] = t[0];
+		q[1] = t[1];
+		mul64(c, qe, y, p);
+		sub64(c, r, p, t);
+		r[0] = t[0];
+		r[1] = t[1];
+	}
+	/* r < 2y: one more y at most (the carries' compares write f0: before the
+	 * flag is set) */
+	const opnd_t one[2] = {o_imm(1), o_imm(0)};
+	opnd_t q1[2], r1[2];
+	add64(c, q, one, q1);
+	sub64(c, r, y, r1);
+	flag_of_bool(c, less64(c, r, y, 0, 0), 0);
+	for (int k = 0; k < 2; k++) {
+		if (q_out)
+			q_out[k] = sel(c, 0, 1, q1[k], q[k]);
+		if (r_out)
+			r_out[k] = sel(c, 0, 1, r1[k], r[k]);
+	}
+}
+
+/* (v ^ s) - s on 64 bits: negates v where s (both halves) is ~0. */
+static void apply_sign64(spv_ctx_t *c, const opnd_t *v, opnd_t s, opnd_t *r)
+{
+	const opnd_t x[2] = {alu3(c, ZE_OP_XOR, ZE_TYPE_UD, v[0], s), alu3(c, ZE_OP_XOR, ZE_TYPE_UD, v[1], s)};
+	const opnd_t ss[2] = {s, s};
+	sub64(c, x, ss, r);
+}
+
+static void divrem64(spv_ctx_t *c, uint32_t op, const opnd_t *x, const opnd_t *y, opnd_t *r)
+{
+	const uint8_t U = ZE_TYPE_UD;
+	if (op == SpvOpUDiv || op == SpvOpUMod) {
+		udivrem64(c, x, y, op == SpvOpUDiv ? r : NULL, op == SpvOpUMod ? r : NULL);
+		return;
+	}
+	const opnd_t sx = alu3(c, ZE_OP_ASR, U, x[1], o_imm(31)), sy = alu3(c, ZE_OP_ASR, U, y[1], o_imm(31));
+	opnd_t ax[2], ay[2], v[2];
+	apply_sign64(c, x, sx, ax);
+	apply_sign64(c, y, sy, ay);
+	if (op == SpvOpSDiv) {
+		udivrem64(c, ax, ay, v, NULL);
+		apply_sign64(c, v, alu3(c, ZE_OP_XOR, U, sx, sy), r);
+		return;
+	}
+	udivrem64(c, ax, ay, NULL, v);
+	apply_sign64(c, v, sx, r); /* SRem: the sign of x */
+	if (op == SpvOpSRem)
+		return;
+	/* SMod: the sign of y: add y when r != 0 and the signs differ */
+	opnd_t ry[2];
+	add64(c, r, y, ry); /* (before the flag: its carry is a compare) */
+	const opnd_t nz = alu3(c, ZE_OP_OR, U, r[0], r[1]);
+	const opnd_t differ = alu3(c, ZE_OP_XOR, U, r[1], y[1]);
+	cmp_flag(c, ZE_CMOD_NE, U, nz, o_imm(0), 0);
+	cmp_flag_and(c, ZE_CMOD_LT, ZE_TYPE_D, differ, o_imm(0), 0);
+	const opnd_t lo = sel(c, 0, 0, ry[0], r[0]), hi = sel(c, 0, 0, ry[1], r[1]);
+	r[0] = lo;
+	r[1] = hi;
+}
+
 /* ---- pointer roots: where each pointer value points, known at compile time -------- */
 
 static root_t merge_root(root_t a, root_t b)
@@ -2422,6 +2523,13 @@ static void int_op(spv_ctx_t *c, const spv_inst_t *in, uint32_t width, const opn
 		case SpvOpShiftRightLogical:
 		case SpvOpShiftRightArithmetic:
 			shift64(c, op, a, b[0], r);
+			return;
+		case SpvOpUDiv:
+		case SpvOpUMod:
+		case SpvOpSDiv:
+		case SpvOpSRem:
+		case SpvOpSMod:
+			divrem64(c, op, a, b, r);
 			return;
 		default:
 			unsupported(c, in, "on 64-bit integers");

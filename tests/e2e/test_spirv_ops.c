@@ -584,6 +584,52 @@ static void asm_ops(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* div64.cl: 64-bit division and remainder, unsigned and signed, on edge values. */
+static void div64(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "div64");
+	const uint32_t n = 1024;
+	uint64_t *a = e2e_alloc_shared(e, n * 8), *b = e2e_alloc_shared(e, n * 8), *o = e2e_alloc_shared(e, n * 5 * 8);
+	static const uint64_t edges[] = {1, 2, 3, 7, 10, 0xffffffffull, 0x100000000ull, 0x100000001ull,
+					 0x7fffffffffffffffull, 0x8000000000000000ull, 0xffffffffffffffffull,
+					 0xfffffffffffffffeull, 12345678901234567ull, 0x8000000000000001ull,
+					 0xffffffff00000000ull, 0x00000000fffffffeull};
+	uint32_t seed = 6464;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < 256) {
+			a[i] = edges[i % 16];
+			b[i] = edges[i / 16];
+		} else {
+			a[i] = rand64(&seed) ^ ((uint64_t)e2e_rand(&seed) << 63);
+			b[i] = rand64(&seed) >> (e2e_rand(&seed) % 60);
+			if (!b[i])
+				b[i] = 3;
+			if (i % 5 == 0)
+				a[i] = b[i] * (e2e_rand(&seed) % 1000) + (e2e_rand(&seed) % 3); /* near multiples */
+		}
+	}
+	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &o}};
+	spirv_launch(e, k, 64, n, 3, args);
+	ze_kernel_handle_t k2 = e2e_kernel(m, "rem64");
+	spirv_launch(e, k2, 64, n, 3, args);
+	CHECK(zeKernelDestroy(k2));
+	for (uint32_t i = 0; i < n; i++) {
+		const uint64_t x = a[i], y = b[i];
+		const int64_t sx = (int64_t)x, sy = (int64_t)y;
+		const int ub = sx == INT64_MIN && sy == -1;
+		const uint64_t want[5] = {x / y, x % y, ub ? 0 : (uint64_t)(sx / sy), ub ? 0 : (uint64_t)(sx % sy),
+					  i / (y | 1)};
+		for (int j = 0; j < 5; j++)
+			EXPECT(o[i * 5 + j] == want[j], "div64 item %u result %d: %#llx, expected %#llx (x %#llx y %#llx)", i,
+			       j, (unsigned long long)o[i * 5 + j], (unsigned long long)want[j], (unsigned long long)x,
+			       (unsigned long long)y);
+	}
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, o));
+	CHECK(zeKernelDestroy(k));
+}
+
 /* returns.spvasm: returns before, inside and after a loop, lanes diverging. */
 static void returns(e2e_t *e, ze_module_handle_t m)
 {
@@ -639,6 +685,9 @@ int main(int argc, char **argv)
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "asm_ops.spv");
 	asm_ops(&e, m);
+	CHECK(zeModuleDestroy(m));
+	m = load(&e, argv[1], "div64.spv");
+	div64(&e, m);
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "returns.spv");
 	returns(&e, m);

@@ -66,7 +66,7 @@ from fractions import Fraction
 # toolchain cannot compile reliably.
 FEATURES = {
     'small': 'char, uchar, short, ushort values and vectors (on by default)',
-    'ldiv': 'division and remainder of long and ulong (not supported yet)',
+    'ldiv': 'division and remainder of long and ulong (on by default)',
     'long_builtins': 'min, max, clamp, abs, select on long and ulong (on by default)',
     'int_builtins': 'clz, popcount, rotate, add_sat, sub_sat, hadd, rhadd, abs_diff, signed mul_hi '
                     'on 8- to 32-bit integers (on by default)',
@@ -83,7 +83,7 @@ FEATURES = {
                   'one ulp off beyond 2^32, driver/README.md)',
 }
 
-DEFAULT_FEATURES = 'small,long_builtins,int_builtins,neg_bitcast'
+DEFAULT_FEATURES = 'small,ldiv,long_builtins,int_builtins,neg_bitcast'
 
 FORMAT_VERSION = 1
 
