@@ -2197,9 +2197,10 @@ static void merge_dword(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t keep, o
 	send(c, msg, ZE_ATOMIC_OR, o_null(), a, in_grf(c, bits), base);
 }
 
-static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
+/* A value of `type` from where p points; `align`: what the address is known to
+ * be a multiple of (0: the type's alignment). */
+static void load_val(spv_ctx_t *c, const val_t *p, uint32_t type, val_t *r, uint32_t align_in)
 {
-	const val_t *p = use(c, ptr);
 	if (p->root.k == R_BUILTIN) {
 		if (p->leaf[0].k != O_I)
 			spv_fail(c, c->cur_word, "dynamic offset into a built-in variable");
@@ -2218,7 +2219,7 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 	leaf_layout(c, type, 0, offs, wid, &n);
 	if (n != r->n)
 		spv_fail(c, c->cur_word, "internal: load of %u parts into %u", n, r->n);
-	const uint32_t align = ty(c, type)->align;
+	const uint32_t align = align_in ? align_in : ty(c, type)->align;
 	/* dwords already loaded (narrow leaves of an aligned value share them) */
 	uint32_t dw_off[MAX_LEAVES + 1], ndw = 0;
 	opnd_t dw_val[MAX_LEAVES + 1];
@@ -2247,9 +2248,13 @@ static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 	}
 }
 
-static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
+static void load(spv_ctx_t *c, uint32_t ptr, uint32_t type, val_t *r)
 {
-	const val_t *p = use(c, ptr);
+	load_val(c, use(c, ptr), type, r, 0);
+}
+
+static void store_val(spv_ctx_t *c, const val_t *p, const val_t *v, uint32_t align_in)
+{
 	const spv_type_t *pe = ty(c, ty(c, p->type)->elem);
 	if ((pe->k == TY_FLOAT && pe->width == 64) || (pe->k == TY_VEC && ty(c, pe->elem)->k == TY_FLOAT &&
 						      ty(c, pe->elem)->width == 64))
@@ -2264,7 +2269,7 @@ static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 	leaf_layout(c, v->type, 0, offs, wid, &n);
 	if (n != v->n)
 		spv_fail(c, c->cur_word, "internal: store of %u parts from %u", n, v->n);
-	const uint32_t align = ty(c, v->type)->align;
+	const uint32_t align = align_in ? align_in : ty(c, v->type)->align;
 	uint8_t done[MAX_LEAVES + 1] = {0};
 	for (uint32_t i = 0; i < n; i++) {
 		if (done[i])
@@ -2303,6 +2308,36 @@ static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 				    alu3(c, ZE_OP_SHL, ZE_TYPE_UD, v->leaf[i], sh));
 		}
 	}
+}
+
+static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
+{
+	store_val(c, use(c, ptr), v, 0);
+}
+
+/* OpenCL.std vloadn / vstoren: n elements at p + offset * n, aligned only to
+ * the element. */
+static void vload_vstore(spv_ctx_t *c, const spv_inst_t *in, int is_store)
+{
+	const uint32_t at = is_store ? 6 : 5; /* vstoren: data, offset, p; vloadn: offset, p, n */
+	if (in->nwords < at + 2)
+		spv_fail(c, in->off, "%s without operands", is_store ? "vstoren" : "vloadn");
+	const val_t *off = use(c, in->w[at]), *p = use(c, in->w[at + 1]);
+	const val_t *data = is_store ? use(c, in->w[5]) : NULL;
+	const uint32_t vtype = is_store ? data->type : in->type;
+	const spv_type_t *pt = ty(c, p->type), *vt = ty(c, vtype);
+	if (pt->k != TY_PTR || vt->k != TY_VEC || vt->elem != pt->elem)
+		spv_fail(c, in->off, "%s on operands of the wrong type", is_store ? "vstoren" : "vloadn");
+	const spv_type_t *et = ty(c, pt->elem);
+	val_t q = *p;
+	q.leaf = spv_alloc(c, 2 * sizeof(opnd_t));
+	q.leaf[0] = add_u(c, p->leaf[0], mul_const(c, off->leaf[0], vt->count * et->size));
+	if (is_store) {
+		store_val(c, &q, data, et->align);
+		return;
+	}
+	val_t *r = def_val(c, in->result, in->type);
+	load_val(c, &q, in->type, r, et->align);
 }
 
 /* `width` bits (8 or 32) at byte offset off from p's root: dwords must be
@@ -3169,6 +3204,10 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		return; /* NonSemantic.*, OpenCL.DebugInfo.100: no effect on the program */
 	if (n == OpenCLstd_Printf) {
 		spv_printf(c, in);
+		return;
+	}
+	if (n == OpenCLstd_Vloadn || n == OpenCLstd_Vstoren) {
+		vload_vstore(c, in, n == OpenCLstd_Vstoren);
 		return;
 	}
 	const uint8_t U = ZE_TYPE_UD, D = ZE_TYPE_D, F = ZE_TYPE_F;

@@ -214,6 +214,52 @@ static void scatter(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+static void vloads(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "vloads");
+	const uint32_t n = 64; /* one group: the local tile covers it */
+	float *f = e2e_alloc_shared(e, (2 * n + 8) * 4), *of = e2e_alloc_shared(e, (5 * n + 8) * 4);
+	uint8_t *b = e2e_alloc_shared(e, 3 * n + 8), *ob = e2e_alloc_shared(e, 3 * n + 8);
+	int16_t *h = e2e_alloc_shared(e, (2 * n + 4) * 2), *oh = e2e_alloc_shared(e, (2 * n + 4) * 2);
+	uint32_t seed = 77;
+	for (uint32_t i = 0; i < 2 * n + 8; i++)
+		f[i] = (float)(int)(e2e_rand(&seed) % 2001 - 1000) * 0.125f;
+	for (uint32_t i = 0; i < 3 * n + 8; i++)
+		b[i] = (uint8_t)e2e_rand(&seed);
+	for (uint32_t i = 0; i < 2 * n + 4; i++)
+		h[i] = (int16_t)e2e_rand(&seed);
+	memset(of, 0, (5 * n + 8) * 4);
+	memset(ob, 0xa5, 3 * n + 8);
+	memset(oh, 0, (2 * n + 4) * 2);
+	const e2e_arg_t args[] = {{8, &f}, {8, &b}, {8, &h}, {8, &of}, {8, &ob}, {8, &oh}};
+	spirv_launch(e, k, n, n, 6, args);
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t j = 0; j < 4; j++) {
+			const float want = f[i + 1 + j] * 2.0f + f[i + j];
+			EXPECT(float_bits(of[1 + 4 * i + j]) == float_bits(want), "vloads item %u of[%u]: %a, expected %a", i,
+			       1 + 4 * i + j, of[1 + 4 * i + j], want);
+		}
+		const float wt = f[i + 7] + f[i + 4];
+		EXPECT(float_bits(of[4 * 64 + 1 + i]) == float_bits(wt), "vloads item %u t: %a, expected %a", i,
+		       of[4 * 64 + 1 + i], wt);
+		for (uint32_t j = 0; j < 3; j++) {
+			const uint8_t want = (uint8_t)(b[1 + 3 * i + j] + j + 1);
+			EXPECT(ob[3 * i + 2 + j] == want, "vloads item %u ob[%u]: %u, expected %u", i, 3 * i + 2 + j,
+			       ob[3 * i + 2 + j], want);
+		}
+		EXPECT(oh[2 * i + 1] == h[2 * i + 2] && oh[2 * i + 2] == h[2 * i + 1], "vloads item %u: shorts %d %d", i,
+		       oh[2 * i + 1], oh[2 * i + 2]);
+	}
+	EXPECT(ob[0] == 0xa5 && ob[1] == 0xa5 && ob[3 * n + 2] == 0xa5, "vloads: bytes outside written");
+	CHECK(zeMemFree(e->ctx, f));
+	CHECK(zeMemFree(e->ctx, of));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, ob));
+	CHECK(zeMemFree(e->ctx, h));
+	CHECK(zeMemFree(e->ctx, oh));
+	CHECK(zeKernelDestroy(k));
+}
+
 /* private.cl, on the host */
 static void private_host(const int32_t *in, int i, int32_t *out, float *fout)
 {
@@ -301,6 +347,7 @@ int main(int argc, char **argv)
 	short_ops(&e, m);
 	vec_bytes(&e, m);
 	scatter(&e, m);
+	vloads(&e, m);
 	CHECK(zeModuleDestroy(m));
 	private_ops(&e, argv[2]);
 	e2e_fini(&e);

@@ -87,3 +87,24 @@ __kernel void scatter(__global const uint *idx, __global uchar *bytes, __global 
 	barrier(CLK_LOCAL_MEM_FENCE);
 	out_local[i] = (uchar)(tile[(l * 37) & 127] + tile[127 - l] + (uchar)half_tile[l & 63]);
 }
+
+// vloadn / vstoren at element (not vector) alignment: floats, chars, shorts,
+// and from local memory.
+__kernel void vloads(__global const float *f, __global const uchar *b, __global const short *h, __global float *of,
+		     __global uchar *ob, __global short *oh)
+{
+	__local float tile[64 + 8];
+	const size_t i = get_global_id(0), l = get_local_id(0);
+	tile[l] = f[i];
+	if (l < 8)
+		tile[64 + l] = f[i + 64];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	const float4 a = vload4(0, f + i + 1);           // element-aligned: i + 1
+	const float8 t = vload8(0, tile + l);
+	const uchar3 c = vload3(i, b + 1);               // 3 bytes at 3 i + 1
+	const short2 s = vload2(0, h + 2 * i + 1);
+	vstore4(a * 2.0f + t.lo, i, of + 1);             // 16 bytes at 16 i + 4
+	vstore3(c + (uchar3)(1, 2, 3), 0, ob + 3 * i + 2); // neighbouring items' bytes share dwords
+	vstore2(s.yx, 0, oh + 2 * i + 1);
+	of[4 * 64 + 1 + i] = t.s7 + t.hi.s0;
+}
