@@ -3192,6 +3192,83 @@ static void ext_inst64(spv_ctx_t *c, const spv_inst_t *in, uint32_t n, const val
 	}
 }
 
+/* OpenCL.std functions with a second result through a pointer: sincos, fract,
+ * modf, frexp.  The returned value per component, then the pointer's value
+ * stored like any store. */
+static void ptr_result(spv_ctx_t *c, const spv_inst_t *in, uint32_t n)
+{
+	const uint8_t U = ZE_TYPE_UD, F = ZE_TYPE_F;
+	if (in->nwords < 7)
+		spv_fail(c, in->off, "OpenCL.std %s without operands", ocl_name(n));
+	const val_t *x = use(c, in->w[5]), *p = use(c, in->w[6]);
+	const spv_type_t *pt = ty(c, p->type);
+	const comp_t cr = comps(c, in->type);
+	if (pt->k != TY_PTR || cr.et->k != TY_FLOAT || cr.et->width != 32 || x->n != cr.n ||
+	    comps(c, pt->elem).n != cr.n || ty(c, pt->elem)->nleaf != cr.n)
+		spv_fail(c, in->off, "OpenCL.std %s on operands of the wrong type", ocl_name(n));
+	val_t *r = def_val(c, in->result, in->type);
+	val_t second = {.type = pt->elem, .n = cr.n};
+	second.leaf = spv_alloc(c, (cr.n + 1) * sizeof(opnd_t));
+	for (uint32_t i = 0; i < cr.n; i++) {
+		const opnd_t a[3] = {x->leaf[i], o_null(), o_null()};
+		opnd_t v = x->leaf[i];
+		opnd_t av = v;
+		av.abs = 1;
+		av.neg = 0;
+		switch (n) {
+		case OpenCLstd_Sincos:
+			if (!spv_math_ocl(c, OpenCLstd_Sin, a, 1, &r->leaf[i]) ||
+			    !spv_math_ocl(c, OpenCLstd_Cos, a, 1, &second.leaf[i]))
+				spv_fail(c, in->off, "OpenCL.std sincos: sin and cos are not available");
+			break;
+		case OpenCLstd_Fract:
+		case OpenCLstd_Modf: {
+			/* fract: x - floor(x), below 1; modf: x - trunc(x) with x's sign.
+			 * ±inf: ±0 (and ±inf through the pointer); NaN: NaN for both */
+			opnd_t whole;
+			if (!spv_math_ocl(c, n == OpenCLstd_Fract ? OpenCLstd_Floor : OpenCLstd_Trunc, a, 1, &whole))
+				spv_fail(c, in->off, "OpenCL.std %s: floor and trunc are not available", ocl_name(n));
+			opnd_t part = alu3(c, ZE_OP_ADD, F, v, neg(whole));
+			if (n == OpenCLstd_Fract)
+				part = alu3(c, ZE_OP_MIN, F, part, o_imm(0x3f7fffffu));
+			/* the sign of x (modf always; fract's part is >= 0 but -0 - -0) */
+			const opnd_t sign = alu3(c, ZE_OP_AND, U, v, o_imm(0x80000000u));
+			if (n == OpenCLstd_Modf)
+				part = alu3(c, ZE_OP_OR, U, alu3(c, ZE_OP_AND, U, part, o_imm(0x7fffffffu)), sign);
+			cmp_flag(c, ZE_CMOD_EQ, F, av, o_imm(0x7f800000u), 0);
+			part = sel(c, 0, 0, sign, part);
+			cmp_flag(c, ZE_CMOD_EQ, F, av, o_imm(0), 0); /* ±0: itself */
+			part = sel(c, 0, 0, v, part);
+			cmp_flag(c, ZE_CMOD_NE, F, v, v, 0);
+			r->leaf[i] = sel(c, 0, 0, v, part);
+			second.leaf[i] = whole;
+			break;
+		}
+		case OpenCLstd_Frexp: {
+			/* x = m 2^e with 0.5 <= |m| < 1; denormals scaled by 2^24 first;
+			 * 0, inf, NaN: x itself and e = 0 */
+			cmp_flag(c, ZE_CMOD_LT, F, av, o_imm(0x00800000u), 0);
+			const opnd_t y = sel(c, 0, 0, alu3(c, ZE_OP_MUL, F, v, o_imm(0x4b800000u)), v);
+			const opnd_t bias = sel(c, 0, 0, o_imm(126 + 24), o_imm(126));
+			const opnd_t be = alu3(c, ZE_OP_AND, U, alu3(c, ZE_OP_SHR, U, y, o_imm(23)), o_imm(0xff));
+			const opnd_t m = alu3(c, ZE_OP_OR, U, alu3(c, ZE_OP_AND, U, y, o_imm(0x807fffffu)), o_imm(126u << 23));
+			const opnd_t e = alu3(c, ZE_OP_ADD, U, be, neg(bias));
+			/* special: zero (|x| == 0) or not finite */
+			const opnd_t special0 = cmp_bool(c, ZE_CMOD_GE, U, alu3(c, ZE_OP_AND, U, v, o_imm(0x7fffffffu)),
+							 o_imm(0x7f800000u));
+			flag_of_bool(c, alu3(c, ZE_OP_OR, U, special0, cmp_bool(c, ZE_CMOD_EQ, U,
+							alu3(c, ZE_OP_AND, U, v, o_imm(0x7fffffffu)), o_imm(0))), 0);
+			r->leaf[i] = sel(c, 0, 0, v, m);
+			second.leaf[i] = sel(c, 0, 0, o_imm(0), e);
+			break;
+		}
+		default:
+			spv_fail(c, in->off, "OpenCL.std %s is not supported yet", ocl_name(n));
+		}
+	}
+	store_val(c, p, &second, 0);
+}
+
 static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 {
 	const uint32_t set = in->w[3], n = in->w[4];
@@ -3208,6 +3285,10 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 	}
 	if (n == OpenCLstd_Vloadn || n == OpenCLstd_Vstoren) {
 		vload_vstore(c, in, n == OpenCLstd_Vstoren);
+		return;
+	}
+	if (n == OpenCLstd_Sincos || n == OpenCLstd_Fract || n == OpenCLstd_Modf || n == OpenCLstd_Frexp) {
+		ptr_result(c, in, n);
 		return;
 	}
 	const uint8_t U = ZE_TYPE_UD, D = ZE_TYPE_D, F = ZE_TYPE_F;

@@ -630,6 +630,84 @@ static void div64(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+static uint32_t ulp_diff(float a, double want)
+{
+	const float w = (float)want;
+	if (isnan(a) || isnan(w))
+		return isnan(a) && isnan(w) ? 0 : UINT32_MAX;
+	int32_t ia, iw;
+	memcpy(&ia, &a, 4);
+	memcpy(&iw, &w, 4);
+	if ((ia < 0) != (iw < 0))
+		return a == w ? 0 : UINT32_MAX;
+	return (uint32_t)(ia > iw ? ia - iw : iw - ia);
+}
+
+static int same_float(float a, float b)
+{
+	return (isnan(a) && isnan(b)) || float_bits(a) == float_bits(b);
+}
+
+/* math_ptr.cl: sincos (within OpenCL's 4 ulp of the double result), fract,
+ * modf, frexp (exact, against C99's modff and frexpf and OpenCL's fract). */
+static void math_ptr(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "math_ptr");
+	const uint32_t n = 512;
+	float *x = e2e_alloc_shared(e, n * 4), *o = e2e_alloc_shared(e, n * 8 * 4);
+	int32_t *ex = e2e_alloc_shared(e, n * 2 * 4);
+	static const float edges[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-45f, 0.5f, 1.0f, -1.5f,
+				      123.75f, -1e30f, 8388609.0f, -0.25f, 3.0e38f, 1.17549435e-38f};
+	uint32_t seed = 314;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < 16) {
+			x[i] = edges[i];
+		} else {
+			const uint32_t r = e2e_rand(&seed);
+			float f;
+			const uint32_t bits = (r & 0x80000000u) | ((100u + (r >> 8) % 60u) << 23) | (e2e_rand(&seed) & 0x7fffff);
+			memcpy(&f, &bits, 4);
+			x[i] = f;
+		}
+	}
+	const e2e_arg_t args[] = {{8, &x}, {8, &o}, {8, &ex}};
+	spirv_launch(e, k, 32, n, 3, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const float v = x[i];
+		EXPECT(ulp_diff(o[i * 8 + 0], sin((double)v)) <= 4 && ulp_diff(o[i * 8 + 1], cos((double)v)) <= 4,
+		       "math_ptr item %u: sincos(%a) = %a, %a", i, v, o[i * 8 + 0], o[i * 8 + 1]);
+		const float fl = floorf(v);
+		float fr = isinf(v) ? copysignf(0.0f, v) : fminf(v - fl, 0x1.fffffep-1f);
+		if (v == 0.0f || isnan(v))
+			fr = v;
+		EXPECT(same_float(o[i * 8 + 2], fr) && same_float(o[i * 8 + 3], fl), "math_ptr item %u: fract(%a) = %a, %a; "
+		       "expected %a, %a", i, v, o[i * 8 + 2], o[i * 8 + 3], fr, fl);
+		float t;
+		const float mf = modff(v, &t);
+		EXPECT(same_float(o[i * 8 + 4], mf) && same_float(o[i * 8 + 5], t), "math_ptr item %u: modf(%a) = %a, %a; "
+		       "expected %a, %a", i, v, o[i * 8 + 4], o[i * 8 + 5], mf, t);
+		int fe;
+		const float fm = frexpf(v, &fe);
+		EXPECT(same_float(o[i * 8 + 6], fm) && (!isfinite(v) || ex[i * 2] == fe), "math_ptr item %u: frexp(%a) = %a, "
+		       "%d; expected %a, %d", i, v, o[i * 8 + 6], ex[i * 2], fm, fe);
+		const float nv = -v, nfl = floorf(nv);
+		float nfr = isinf(nv) ? copysignf(0.0f, nv) : fminf(nv - nfl, 0x1.fffffep-1f);
+		if (nv == 0.0f || isnan(nv))
+			nfr = nv;
+		const float w7 = nfr + fl;
+		EXPECT(same_float(o[i * 8 + 7], w7), "math_ptr item %u: vector fract: %a, expected %a", i, o[i * 8 + 7], w7);
+		int fe3;
+		frexpf(v * 3.0f, &fe3);
+		if (isfinite(v * 3.0f))
+			EXPECT(ex[i * 2 + 1] == fe3 + 2, "math_ptr item %u: vector frexp exponent %d, expected %d", i,
+			       ex[i * 2 + 1], fe3 + 2);
+	}
+	CHECK(zeMemFree(e->ctx, x));
+	CHECK(zeMemFree(e->ctx, o));
+	CHECK(zeMemFree(e->ctx, ex));
+	CHECK(zeKernelDestroy(k));
+}
+
 /* returns.spvasm: returns before, inside and after a loop, lanes diverging. */
 static void returns(e2e_t *e, ze_module_handle_t m)
 {
@@ -688,6 +766,9 @@ int main(int argc, char **argv)
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "div64.spv");
 	div64(&e, m);
+	CHECK(zeModuleDestroy(m));
+	m = load(&e, argv[1], "math_ptr.spv");
+	math_ptr(&e, m);
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "returns.spv");
 	returns(&e, m);
