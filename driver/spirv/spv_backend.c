@@ -1007,7 +1007,7 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 	int32_t *open_if = spv_alloc(c, (c->nloops + 1) * sizeof(int32_t));
 	uint8_t *pend = spv_alloc(c, nb + 1);
 	uint8_t **saved = spv_alloc(c, (c->nloops + 1) * sizeof(uint8_t *));
-	uint32_t npend = 0, max_depth = 0;
+	uint32_t npend = 0, max_depth = 0, latch_flag = 0;
 	for (uint32_t l = 0; l < c->nloops; l++)
 		if (c->loops[l].depth > max_depth)
 			max_depth = c->loops[l].depth;
@@ -1033,7 +1033,34 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 				if_at = (int32_t)c->nout;
 				out_push(c, &iff);
 			}
-			for (size_t k = 0; k < b->ncode; k++)
+			/* The latch of a loop under its header `if`, run by every active
+			 * lane, ending in `mov next f; (f0) sel next t next`: the
+			 * flag is the loop condition itself, and lanes that go on need
+			 * no `next` (each iteration starts at the unguarded header), so
+			 * only the leaving lanes' `next` is set, and the `while` tests
+			 * the flag (latch_flag: 1 on f0, 2 on !f0). */
+			size_t ncode = b->ncode;
+			size_t after = i + 1; /* the next item left in */
+			while (after < L->n && L->seq[after] < nb && skip && skip[L->seq[after]])
+				after++;
+			if (if_at < 0 && b->loop >= 0 && open_if[b->loop] >= 0 && b->term == TERM_CBR && ncode >= 2 &&
+			    after < L->n && L->seq[after] == nb + c->nloops + (uint32_t)b->loop) {
+				const uint32_t ho = c->blk[c->loops[b->loop].header].order;
+				inst_t *mv = &b->code[ncode - 2], *sl = &b->code[ncode - 1];
+				if (mv->op == ZE_OP_MOV && !mv->pred && mv->d.k == O_GRF && mv->d.v == c->next_reg &&
+				    mv->s[0].k == O_I && sl->op == ZE_OP_SEL && sl->pred && !sl->pinv && sl->flag == 0 &&
+				    sl->d.k == O_GRF && sl->d.v == c->next_reg && sl->s[0].k == O_I && sl->s[1].k == O_GRF &&
+				    (sl->s[0].v == ho) != (mv->s[0].v == ho)) {
+					if (sl->s[0].v == ho) {
+						latch_flag = 1; /* true: stay; the mov sets the exit */
+					} else {
+						latch_flag = 2; /* false: stay; the exit is the sel's */
+						mv->s[0].v = sl->s[0].v;
+					}
+					ncode--;
+				}
+			}
+			for (size_t k = 0; k < ncode; k++)
 				out_push(c, &b->code[k]);
 			if (if_at >= 0) {
 				inst_t endif = {.op = ZE_OP_ENDIF, .target = if_at};
@@ -1078,10 +1105,13 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 			out_push(c, &d);
 		} else {
 			const uint32_t l = it - nb - c->nloops, h = c->loops[l].header;
-			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
-				      .s = {next_reg(c), o_imm(c->blk[h].order)}, .flag_live = 1};
-			out_push(c, &cmp);
-			inst_t w = {.op = ZE_OP_WHILE, .pred = 1, .target = open[l] + 1};
+			if (!latch_flag) {
+				inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .st = ZE_TYPE_UD, .d = o_null(),
+					      .s = {next_reg(c), o_imm(c->blk[h].order)}, .flag_live = 1};
+				out_push(c, &cmp);
+			}
+			inst_t w = {.op = ZE_OP_WHILE, .pred = 1, .pinv = latch_flag == 2, .target = open[l] + 1};
+			latch_flag = 0;
 			out_push(c, &w);
 			if (open_if[l] >= 0) {
 				inst_t endif = {.op = ZE_OP_ENDIF, .target = open_if[l]};
