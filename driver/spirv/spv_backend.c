@@ -462,6 +462,149 @@ static void if_convert(spv_ctx_t *c)
 	}
 }
 
+/* ---- vector loads ------------------------------------------------------------------ */
+
+struct def_site {
+	int32_t blk; /* block index, -1: none or several */
+	uint32_t at;
+};
+
+/* The address of a load as base + constant: `add base, imm` (either order)
+ * written once, else the address itself + 0. */
+static void addr_form(const spv_ctx_t *c, const struct def_site *ds, opnd_t a, opnd_t *base, uint32_t *off)
+{
+	*base = a;
+	*off = 0;
+	if (a.k != O_V || a.sub || ds[a.v].blk < 0)
+		return;
+	const inst_t *in = &c->blk[ds[a.v].blk].code[ds[a.v].at];
+	if (in->op != ZE_OP_ADD || in->pred || in->dt != ZE_TYPE_UD || in->st != ZE_TYPE_UD || in->s[2].k != O_NULL)
+		return;
+	for (int k = 0; k < 2; k++) {
+		const opnd_t x = in->s[k], y = in->s[1 - k];
+		if (y.k == O_I && !y.neg && !y.abs && x.k == O_V && !x.neg && !x.abs && !x.sub) {
+			*base = x;
+			*off = y.v;
+			return;
+		}
+	}
+}
+
+static int is_scalar_load(const inst_t *in)
+{
+	if (in->op != ZE_OP_SEND || in->pred || in->d.k != O_V || in->d.sub || ze_send_vsize(in->desc) != 1)
+		return 0;
+	const uint32_t msg = ze_send_msg(in->desc);
+	return msg == ZE_MSG_LOAD || msg == ZE_MSG_SLM_LOAD;
+}
+
+/* Loads of one block from base + o, base + o + 4, ... (2-4 of them, same
+ * message and buffer, no store, atomic, fence or barrier of that memory in
+ * between) become one `send.load.vN` at the first of them, when the lowest
+ * address is known there; their values become the elements. */
+static void vector_loads(spv_ctx_t *c)
+{
+	const uint32_t nv = c->nvr;
+	struct def_site *ds = spv_alloc(c, (nv + 1) * sizeof(*ds));
+	uint32_t *ndef = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		const blk_t *b = &c->blk[bi];
+		for (size_t i = 0; i < b->ncode; i++)
+			if (b->code[i].d.k == O_V && b->code[i].d.v < nv) {
+				const uint32_t v = b->code[i].d.v;
+				ds[v] = (struct def_site){++ndef[v] == 1 ? (int32_t)bi : -1, (uint32_t)i};
+			}
+	}
+	for (uint32_t v = 0; v < nv; v++)
+		if (ndef[v] != 1)
+			ds[v].blk = -1;
+	opnd_t *map = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	int any = 0;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		blk_t *b = &c->blk[bi];
+		uint8_t *gone = NULL;
+		for (size_t i = 0; i < b->ncode; i++) {
+			const inst_t *first = &b->code[i];
+			if (!is_scalar_load(first) || (gone && gone[i]) || c->vr[first->d.v].size != 1 || ndef[first->d.v] != 1)
+				continue;
+			opnd_t base;
+			uint32_t off0;
+			addr_form(c, ds, first->s[0], &base, &off0);
+			/* members: loads after it from base + off0 + 4k, until an ordering send */
+			size_t member[4] = {i, 0, 0, 0};
+			uint32_t have = 1u; /* bit k: offset off0 + 4k found */
+			for (size_t j = i + 1; j < b->ncode; j++) {
+				const inst_t *x = &b->code[j];
+				if (x->op == ZE_OP_SEND && !is_scalar_load(x) && ze_send_msg(x->desc) != ZE_MSG_LOAD &&
+				    ze_send_msg(x->desc) != ZE_MSG_SLM_LOAD)
+					break; /* a store, atomic, fence, barrier: stop here */
+				if (!is_scalar_load(x) || (gone && gone[j]) || x->desc != first->desc ||
+				    !(x->s[2].k == first->s[2].k && x->s[2].v == first->s[2].v && x->s[2].sub == first->s[2].sub) ||
+				    c->vr[x->d.v].size != 1 || ndef[x->d.v] != 1)
+					continue;
+				opnd_t xb;
+				uint32_t xo;
+				addr_form(c, ds, x->s[0], &xb, &xo);
+				if (xb.k != base.k || xb.v != base.v || xo < off0 || (xo - off0) % 4 || (xo - off0) / 4 >= 4)
+					continue;
+				const uint32_t k = (xo - off0) / 4;
+				if (!(have & (1u << k))) {
+					have |= 1u << k;
+					member[k] = j;
+				}
+			}
+			uint32_t n = 0;
+			while (n < 4 && (have & (1u << n)))
+				n++;
+			if (n < 2)
+				continue;
+			/* one load of n dwords at the first one's address */
+			inst_t vl = *first;
+			vl.desc = ze_send_desc(ze_send_msg(first->desc), 0, n);
+			vl.d = o_v(spv_new_vreg(c, n));
+			if (!gone)
+				gone = spv_alloc(c, b->ncode + 1);
+			for (uint32_t k = 0; k < n; k++) {
+				opnd_t e = vl.d;
+				e.sub = (uint8_t)k;
+				map[b->code[member[k]].d.v] = e;
+				if (k)
+					gone[member[k]] = 1;
+			}
+			b->code[i] = vl;
+			any = 1;
+		}
+		if (gone) {
+			size_t m = 0;
+			for (size_t i = 0; i < b->ncode; i++)
+				if (!gone[i])
+					b->code[m++] = b->code[i];
+			b->ncode = m;
+		}
+	}
+	if (!any)
+		return;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++)
+			for (int k = 0; k < 3; k++) {
+				const opnd_t o = b->code[i].s[k];
+				if (o.k == O_V && o.v < nv && map[o.v].k == O_V && !o.sub) {
+					opnd_t e = map[o.v];
+					e.neg = o.neg;
+					e.abs = o.abs;
+					b->code[i].s[k] = e;
+				}
+			}
+		if (b->cond.k == O_V && b->cond.v < nv && map[b->cond.v].k == O_V)
+			b->cond = map[b->cond.v];
+		if (b->cond_hi.k == O_V && b->cond_hi.v < nv && map[b->cond_hi.v].k == O_V)
+			b->cond_hi = map[b->cond_hi.v];
+	}
+}
+
 /* ---- straight-line chains ------------------------------------------------------- */
 
 /* Append B to A where A's only successor is B and B's only predecessor A
@@ -1500,6 +1643,7 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 	if_convert(c);
 	merge_blocks(c);
 	common_subexpressions(c);
+	vector_loads(c);
 	dominators(c);
 	find_loops(c);
 	struct layout L = {0};
