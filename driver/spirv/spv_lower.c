@@ -1902,6 +1902,17 @@ static void builtin_leaf(spv_ctx_t *c, uint32_t builtin, uint32_t d, opnd_t *lo,
 	case SpvBuiltInGlobalOffset:
 		*lo = o_imm(0);
 		return;
+	case SpvBuiltInWorkDim: {
+		/* Level Zero has no work dimension: as Intel's driver, the highest
+		 * dimension whose global size exceeds 1 */
+		const opnd_t gy = alu3(c, ZE_OP_MUL, U, num_groups(c, 1), o_s(0, 5));
+		const opnd_t gz = alu3(c, ZE_OP_MUL, U, num_groups(c, 2), o_s(0, 6));
+		cmp_flag(c, ZE_CMOD_GT, U, gy, o_imm(1), 0);
+		const opnd_t v = sel(c, 0, 0, o_imm(2), o_imm(1));
+		cmp_flag(c, ZE_CMOD_GT, U, gz, o_imm(1), 0);
+		*lo = sel(c, 0, 0, o_imm(3), v);
+		return;
+	}
 	case SpvBuiltInLocalInvocationIndex:
 		*lo = local_linear_id(c);
 		return;

@@ -289,8 +289,28 @@ static void test_builtins(e2e_t *e, const char *path)
 			}
 	CHECK(zeMemFree(e->ctx, out));
 	CHECK(zeKernelDestroy(k));
+	/* get_work_dim: the highest dimension whose global size exceeds 1 */
+	k = e2e_kernel(m, "work_dim");
+	static const uint32_t cfg[][7] = {
+		/* L[3], N[3], expected */
+		{8, 1, 1, 4, 1, 1, 1}, {4, 2, 1, 2, 1, 1, 2}, {4, 1, 1, 2, 3, 1, 2},
+		{2, 2, 2, 2, 1, 1, 3}, {4, 1, 1, 1, 1, 2, 3}, {1, 1, 1, 1, 1, 1, 1},
+	};
+	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		const uint32_t *q = cfg[c], n = q[0] * q[1] * q[2] * q[3] * q[4] * q[5];
+		uint32_t *wd = e2e_alloc_shared(e, n * 4);
+		memset(wd, 0xee, n * 4);
+		const e2e_arg_t wargs[] = {{8, &wd}};
+		e2e_set_args(k, 1, wargs);
+		launch(e, k, q[0], q[1], q[2], q[3], q[4], q[5]);
+		for (uint32_t i = 0; i < n; i++)
+			EXPECT(wd[i] == q[6], "work_dim with groups of %ux%ux%u, %ux%ux%u groups: item %u: %u, expected %u",
+			       q[0], q[1], q[2], q[3], q[4], q[5], i, wd[i], q[6]);
+		CHECK(zeMemFree(e->ctx, wd));
+	}
+	CHECK(zeKernelDestroy(k));
 	CHECK(zeModuleDestroy(m));
-	note("builtins: %u work items in 3-D", total);
+	note("builtins: %u work items in 3-D; get_work_dim", total);
 }
 
 /* ---- specialization constants ------------------------------------------------- */

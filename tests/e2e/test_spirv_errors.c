@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 		{"unsupported_big_private.spv", "private variable", "at most 256 bytes per variable"},
 		{"unsupported_double.spv", "64-bit floating-point values (double) are not supported", "no fp64"},
 		{"unsupported_half.spv", "capability Float16Buffer is not supported", "word "},
-		{"unsupported_work_dim.spv", "built-in variable WorkDim is not supported", "word "},
+		{"unsupported_image.spv", "capability ImageBasic is not supported", "no images"},
 	};
 	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++) {
 		size_t un;

@@ -23,3 +23,11 @@ __kernel void builtins(__global uint *out)
 	o[14] = get_num_groups(2);
 	o[15] = get_global_size(2);
 }
+
+// get_work_dim: Level Zero has no work dimension; as Intel's driver does, the
+// highest dimension whose global size exceeds 1 (at least 1).
+__kernel void work_dim(__global uint *out)
+{
+	const size_t i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + get_global_id(0);
+	out[i] = get_work_dim();
+}

@@ -69,7 +69,7 @@ endforeach()
 spv_kernel(unsupported_big_private unsupported -DUSE_BIG_PRIVATE)
 spv_kernel(unsupported_double unsupported -DUSE_DOUBLE)
 spv_kernel(unsupported_half unsupported -DUSE_HALF)
-spv_kernel(unsupported_work_dim unsupported -DUSE_WORK_DIM)
+spv_kernel(unsupported_image unsupported -DUSE_IMAGE)
 
 # Kernels written in SPIR-V assembly (what OpenCL C cannot express).
 foreach(k spec_constants asm_ops returns link_spec_main link_spec_lib link_var)

@@ -15,6 +15,6 @@ __kernel void use_double(__global double *x) { x[get_global_id(0)] *= 2.0; }
 #elif defined(USE_HALF)
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 __kernel void use_half(__global half *x) { x[get_global_id(0)] *= (half)2.0f; }
-#elif defined(USE_WORK_DIM)
-__kernel void use_work_dim(__global uint *x) { x[get_global_id(0)] = get_work_dim(); }
+#elif defined(USE_IMAGE)
+__kernel void use_image(read_only image2d_t img, __global float4 *o) { o[0] = read_imagef(img, (int2)(0, 0)); }
 #endif
