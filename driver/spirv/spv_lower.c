@@ -3280,6 +3280,35 @@ static void ptr_result(spv_ctx_t *c, const spv_inst_t *in, uint32_t n)
 	store_val(c, p, &second, 0);
 }
 
+/* OpenCL.std shuffle(x, mask) / shuffle2(x, y, mask): result component i is
+ * component mask[i] % n of x (of x then y for shuffle2), chosen per lane by
+ * compares and sels. */
+static void shuffle(spv_ctx_t *c, const spv_inst_t *in, int two)
+{
+	const uint32_t nops = two ? 3u : 2u;
+	if (in->nwords < 5 + nops)
+		spv_fail(c, in->off, "OpenCL.std shuffle without operands");
+	const val_t *x = use(c, in->w[5]), *y = two ? use(c, in->w[6]) : NULL, *m = use(c, in->w[5 + nops - 1]);
+	const comp_t cx = comps(c, x->type), cm = comps(c, m->type), cr = comps(c, in->type);
+	if (cr.n != cm.n || cx.per != cr.per || (y && comps(c, y->type).n != cx.n) || cm.et->k != TY_INT)
+		spv_fail(c, in->off, "OpenCL.std shuffle on operands of the wrong type");
+	val_t *r = def_val(c, in->result, in->type);
+	const uint32_t n = cx.n * (two ? 2u : 1u); /* a power of two */
+	for (uint32_t i = 0; i < cr.n; i++) {
+		/* the mask's low bits (a 64-bit mask: its low word) */
+		const opnd_t k = alu3(c, ZE_OP_AND, ZE_TYPE_UD, m->leaf[i * cm.per], o_imm(n - 1));
+		for (uint32_t p = 0; p < cr.per; p++)
+			r->leaf[i * cr.per + p] = x->leaf[p];
+		for (uint32_t j = 1; j < n; j++) {
+			const val_t *src = j < cx.n ? x : y;
+			const uint32_t e = j < cx.n ? j : j - cx.n;
+			cmp_flag(c, ZE_CMOD_EQ, ZE_TYPE_UD, k, o_imm(j), 0);
+			for (uint32_t p = 0; p < cr.per; p++)
+				r->leaf[i * cr.per + p] = sel(c, 0, 0, src->leaf[e * cx.per + p], r->leaf[i * cr.per + p]);
+		}
+	}
+}
+
 static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 {
 	const uint32_t set = in->w[3], n = in->w[4];
@@ -3296,6 +3325,10 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 	}
 	if (n == OpenCLstd_Vloadn || n == OpenCLstd_Vstoren) {
 		vload_vstore(c, in, n == OpenCLstd_Vstoren);
+		return;
+	}
+	if (n == OpenCLstd_Shuffle || n == OpenCLstd_Shuffle2) {
+		shuffle(c, in, n == OpenCLstd_Shuffle2);
 		return;
 	}
 	if (n == OpenCLstd_Sincos || n == OpenCLstd_Fract || n == OpenCLstd_Modf || n == OpenCLstd_Frexp) {

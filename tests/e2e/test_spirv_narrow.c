@@ -260,6 +260,42 @@ static void vloads(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+static void shuffles(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "shuffles");
+	const uint32_t n = 64;
+	int32_t *a = e2e_alloc_shared(e, n * 16), *o4 = e2e_alloc_shared(e, 2 * n * 16);
+	uint8_t *b = e2e_alloc_shared(e, n * 8), *o8 = e2e_alloc_shared(e, n * 4);
+	uint32_t *mk = e2e_alloc_shared(e, n * 4);
+	uint32_t seed = 182;
+	for (uint32_t i = 0; i < n * 4; i++)
+		a[i] = (int32_t)e2e_rand(&seed);
+	for (uint32_t i = 0; i < n * 8; i++)
+		b[i] = (uint8_t)e2e_rand(&seed);
+	for (uint32_t i = 0; i < n; i++)
+		mk[i] = e2e_rand(&seed);
+	const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &mk}, {8, &o4}, {8, &o8}};
+	spirv_launch(e, k, 32, n, 5, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t w = mk[i], mask[4] = {w, w >> 3, w >> 6, w >> 9};
+		for (uint32_t j = 0; j < 4; j++) {
+			const int32_t s1 = a[i * 4 + (mask[j] & 3)];
+			const uint32_t k2 = mask[j] & 7;
+			const int32_t s2 = k2 < 4 ? a[i * 4 + k2] : (int32_t)((uint32_t)a[i * 4 + k2 - 4] * 3u);
+			const uint8_t s8 = b[i * 8 + ((uint8_t)(mask[j] >> 1) & 7)];
+			EXPECT(o4[i * 4 + j] == s1, "shuffle item %u.%u: %d, expected %d", i, j, o4[i * 4 + j], s1);
+			EXPECT(o4[(i + 64) * 4 + j] == s2, "shuffle2 item %u.%u: %d, expected %d", i, j, o4[(i + 64) * 4 + j], s2);
+			EXPECT(o8[i * 4 + j] == s8, "shuffle of uchar8 item %u.%u: %u, expected %u", i, j, o8[i * 4 + j], s8);
+		}
+	}
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, o4));
+	CHECK(zeMemFree(e->ctx, b));
+	CHECK(zeMemFree(e->ctx, o8));
+	CHECK(zeMemFree(e->ctx, mk));
+	CHECK(zeKernelDestroy(k));
+}
+
 /* private.cl, on the host */
 static void private_host(const int32_t *in, int i, int32_t *out, float *fout)
 {
@@ -348,6 +384,7 @@ int main(int argc, char **argv)
 	vec_bytes(&e, m);
 	scatter(&e, m);
 	vloads(&e, m);
+	shuffles(&e, m);
 	CHECK(zeModuleDestroy(m));
 	private_ops(&e, argv[2]);
 	e2e_fini(&e);

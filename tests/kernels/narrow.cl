@@ -108,3 +108,15 @@ __kernel void vloads(__global const float *f, __global const uchar *b, __global 
 	vstore2(s.yx, 0, oh + 2 * i + 1);
 	of[4 * 64 + 1 + i] = t.s7 + t.hi.s0;
 }
+
+// shuffle and shuffle2 with masks known only at run time.
+__kernel void shuffles(__global const int4 *a, __global const uchar8 *b, __global const uint *m,
+		       __global int4 *o4, __global uchar4 *o8)
+{
+	const size_t i = get_global_id(0);
+	const uint w = m[i];
+	const uint4 mask = (uint4)(w, w >> 3, w >> 6, w >> 9);
+	o4[i] = shuffle(a[i], mask);
+	o4[i + 64] = shuffle2(a[i], a[i] * 3, mask);
+	o8[i] = shuffle(b[i], convert_uchar4(mask >> 1));
+}
