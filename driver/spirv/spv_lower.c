@@ -3327,6 +3327,8 @@ static void ext_inst(spv_ctx_t *c, const spv_inst_t *in)
 		vload_vstore(c, in, n == OpenCLstd_Vstoren);
 		return;
 	}
+	if (n == OpenCLstd_Prefetch)
+		return; /* a hint: the memory model has no use for it */
 	if (n == OpenCLstd_Shuffle || n == OpenCLstd_Shuffle2) {
 		shuffle(c, in, n == OpenCLstd_Shuffle2);
 		return;

@@ -294,6 +294,18 @@ static void shuffles(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeMemFree(e->ctx, o8));
 	CHECK(zeMemFree(e->ctx, mk));
 	CHECK(zeKernelDestroy(k));
+	/* prefetch: a hint */
+	k = e2e_kernel(m, "prefetched");
+	float *pa = e2e_alloc_shared(e, n * 16), *po = e2e_alloc_shared(e, n * 16);
+	for (uint32_t i = 0; i < n * 4; i++)
+		pa[i] = (float)i * 0.5f;
+	const e2e_arg_t pargs[] = {{8, &pa}, {8, &po}};
+	spirv_launch(e, k, 32, n, 2, pargs);
+	for (uint32_t i = 0; i < n * 4; i++)
+		EXPECT(po[i] == pa[i] * 2.0f, "prefetched %u: %g", i, (double)po[i]);
+	CHECK(zeMemFree(e->ctx, pa));
+	CHECK(zeMemFree(e->ctx, po));
+	CHECK(zeKernelDestroy(k));
 }
 
 /* private.cl, on the host */

@@ -120,3 +120,11 @@ __kernel void shuffles(__global const int4 *a, __global const uchar8 *b, __globa
 	o4[i + 64] = shuffle2(a[i], a[i] * 3, mask);
 	o8[i] = shuffle(b[i], convert_uchar4(mask >> 1));
 }
+
+// prefetch is a hint: no effect on the results.
+__kernel void prefetched(__global const float4 *a, __global float4 *o)
+{
+	const size_t i = get_global_id(0);
+	prefetch(a + i, 1);
+	o[i] = a[i] * 2.0f;
+}
