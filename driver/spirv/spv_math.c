@@ -743,6 +743,63 @@ static opnd_t tanh_(spv_ctx_t *c, opnd_t x)
 
 /* exp2(log2|x| / 3), then one Newton step y - (y^3 - a)/(3y^2) with y^3 - a
  * exact to double-float precision; |x| scaled into [2^-100, 2^100]. */
+/* asinh |x| = log1p(a + a^2 / (1 + sqrt(1 + a^2))) up to 2^12 (the log1p form
+ * keeps small results accurate), log(a) + ln 2 above (the rest is below
+ * 2^-25 relative); below 2^-12, x itself (a^3/6 is below half an ulp). */
+static opnd_t asinh_(spv_ctx_t *c, opnd_t x)
+{
+	const opnd_t a = ab_(x);
+	const opnd_t a2 = fmul(c, a, a);
+	const opnd_t t = fadd(c, a, fmul(c, a2, finv(c, fadd(c, kf(1.0f), fsqrt(c, fadd(c, kf(1.0f), a2))))));
+	opnd_t r = log1p_(c, t);
+	fcmp(c, ZE_CMOD_GT, a, kf(4096.0f));
+	r = sel(c, fadd(c, log_base(c, a, K_LN2_HI, K_LN2_LO), kb(K_LN2)), r);
+	r = xsign(c, r, x);
+	fcmp(c, ZE_CMOD_LT, a, kf(0x1p-12f));
+	return sel(c, x, r);
+}
+
+/* acosh x = log1p(u + sqrt(u (u + 2))), u = x - 1 (exact near 1), up to
+ * 2^12; log(x) + ln 2 above; x < 1: NaN. */
+static opnd_t acosh_(spv_ctx_t *c, opnd_t x)
+{
+	const opnd_t u = fadd(c, x, kf(-1.0f));
+	opnd_t r = log1p_(c, fadd(c, u, fsqrt(c, fmul(c, u, fadd(c, u, kf(2.0f))))));
+	fcmp(c, ZE_CMOD_GT, x, kf(4096.0f));
+	r = sel(c, fadd(c, log_base(c, x, K_LN2_HI, K_LN2_LO), kb(K_LN2)), r);
+	fcmp(c, ZE_CMOD_LT, x, kf(1.0f));
+	return sel(c, kb(K_NAN), r);
+}
+
+/* atanh x = sign(x) log1p(2a / (1 - a)) / 2; below 2^-12, x itself; |x| = 1:
+ * inf; |x| > 1: NaN (the log1p of a negative value below -1). */
+static opnd_t atanh_(spv_ctx_t *c, opnd_t x)
+{
+	const opnd_t a = ab_(x);
+	const opnd_t q = fmul(c, fadd(c, a, a), finv(c, fsub(c, kf(1.0f), a)));
+	opnd_t r = xsign(c, fmul(c, log1p_(c, q), kf(0.5f)), x);
+	fcmp(c, ZE_CMOD_GT, a, kf(1.0f));
+	r = sel(c, kb(K_NAN), r);
+	fcmp(c, ZE_CMOD_LT, a, kf(0x1p-12f));
+	return sel(c, x, r);
+}
+
+/* logb x: the exponent as a float (denormals scaled by 2^24 first); 0: -inf;
+ * inf: +inf; NaN: NaN. */
+static opnd_t logb_(spv_ctx_t *c, opnd_t x)
+{
+	const opnd_t a = absbits(c, x);
+	fcmp(c, ZE_CMOD_LT, ab_(x), kf(0x1p-126f));
+	const opnd_t y = sel(c, fmul(c, a, kf(0x1p24f)), a);
+	const opnd_t bias = sel(c, kb(127 + 24), kb(127));
+	const opnd_t e = cvt(c, F, D, isub(c, ishr(c, y, 23), bias));
+	opnd_t r = e;
+	fcmp(c, ZE_CMOD_EQ, ab_(x), kf(0.0f));
+	r = sel(c, kb(K_INF | K_SIGN), r);
+	icmp(c, ZE_CMOD_GE, U, a, kb(K_INF));
+	return sel(c, ab_(x), r); /* inf: +inf; NaN: a NaN */
+}
+
 static opnd_t cbrt_(spv_ctx_t *c, opnd_t x)
 {
 	const opnd_t a = absbits(c, x);
@@ -1149,6 +1206,11 @@ int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *xin, int is_float, opnd
 	case OpenCLstd_Asin: *o = asin_acos(c, x[0], 0); break;
 	case OpenCLstd_Acos: *o = asin_acos(c, x[0], 1); break;
 	case OpenCLstd_Atan: *o = atan_(c, x[0]); break;
+	case OpenCLstd_Asinh: *o = asinh_(c, x[0]); break;
+	case OpenCLstd_Acosh: *o = acosh_(c, x[0]); break;
+	case OpenCLstd_Atanh: *o = atanh_(c, x[0]); break;
+	case OpenCLstd_Logb: *o = logb_(c, x[0]); break;
+	case OpenCLstd_Nan: *o = ior(c, iand(c, x[0], kb(0x003fffffu)), kb(K_NAN)); break;
 	case OpenCLstd_Atan2: *o = atan2_(c, x[0], x[1]); break;
 	case OpenCLstd_Sinh: *o = sinh_(c, x[0]); break;
 	case OpenCLstd_Cosh: *o = cosh_(c, x[0]); break;

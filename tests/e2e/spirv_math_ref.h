@@ -61,6 +61,11 @@ static const mref_fn_t MREF_FNS[] = {
 	{"sinh", OpenCLstd_Sinh, 1, {MA_F}, MD_SMALL, 4},
 	{"cosh", OpenCLstd_Cosh, 1, {MA_F}, MD_SMALL, 4},
 	{"tanh", OpenCLstd_Tanh, 1, {MA_F}, MD_SMALL, 5},
+	{"asinh", OpenCLstd_Asinh, 1, {MA_F}, MD_ANY, 4},
+	{"acosh", OpenCLstd_Acosh, 1, {MA_F}, MD_POS, 4},
+	{"atanh", OpenCLstd_Atanh, 1, {MA_F}, MD_UNIT, 5},
+	{"logb", OpenCLstd_Logb, 1, {MA_F}, MD_ANY, MREF_EXACT},
+	{"nan", OpenCLstd_Nan, 1, {MA_I}, MD_INT, MREF_EXACT},
 	{"cbrt", OpenCLstd_Cbrt, 1, {MA_F}, MD_ANY, 2},
 	{"hypot", OpenCLstd_Hypot, 2, {MA_F, MA_F}, MD_ANY, 4},
 	{"erf", OpenCLstd_Erf, 1, {MA_F}, MD_SMALL, 16},
@@ -218,6 +223,11 @@ static inline void mref_eval(const mref_fn_t *f, const uint32_t *in, double *d, 
 	case OpenCLstd_Cosh: *d = cosh(dx); break;
 	case OpenCLstd_Tanh: *d = tanh(dx); break;
 	case OpenCLstd_Cbrt: *d = cbrt(dx); break;
+	case OpenCLstd_Asinh: *d = asinh(dx); break;
+	case OpenCLstd_Acosh: *d = acosh(dx); break;
+	case OpenCLstd_Atanh: *d = atanh(dx); break;
+	case OpenCLstd_Logb: *bits = mref_u(logbf(x)); break;
+	case OpenCLstd_Nan: *bits = 0x7fc00000u; break; /* a NaN: any NaN matches */
 	case OpenCLstd_Hypot: *d = hypot(dx, dy); break;
 	case OpenCLstd_Erf: *d = erf(dx); break;
 	case OpenCLstd_Erfc: *d = erfc(dx); break;
