@@ -800,6 +800,21 @@ static opnd_t logb_(spv_ctx_t *c, opnd_t x)
 	return sel(c, ab_(x), r); /* inf: +inf; NaN: a NaN */
 }
 
+/* ilogb x: the exponent as an integer; 0: FP_ILOGB0 (INT_MIN), inf and NaN:
+ * FP_ILOGBNAN (INT_MAX), OpenCL C's values. */
+static opnd_t ilogb_(spv_ctx_t *c, opnd_t x)
+{
+	const opnd_t a = absbits(c, x);
+	fcmp(c, ZE_CMOD_LT, ab_(x), kf(0x1p-126f));
+	const opnd_t y = sel(c, fmul(c, a, kf(0x1p24f)), a);
+	const opnd_t bias = sel(c, kb(127 + 24), kb(127));
+	opnd_t r = isub(c, ishr(c, y, 23), bias);
+	fcmp(c, ZE_CMOD_EQ, ab_(x), kf(0.0f));
+	r = sel(c, kb(0x80000000u), r);
+	icmp(c, ZE_CMOD_GE, U, a, kb(K_INF));
+	return sel(c, kb(0x7fffffffu), r);
+}
+
 static opnd_t cbrt_(spv_ctx_t *c, opnd_t x)
 {
 	const opnd_t a = absbits(c, x);
@@ -1210,6 +1225,7 @@ int spv_math_ocl(spv_ctx_t *c, uint32_t n, const opnd_t *xin, int is_float, opnd
 	case OpenCLstd_Acosh: *o = acosh_(c, x[0]); break;
 	case OpenCLstd_Atanh: *o = atanh_(c, x[0]); break;
 	case OpenCLstd_Logb: *o = logb_(c, x[0]); break;
+	case OpenCLstd_Ilogb: *o = ilogb_(c, x[0]); break;
 	case OpenCLstd_Nan: *o = ior(c, iand(c, x[0], kb(0x003fffffu)), kb(K_NAN)); break;
 	case OpenCLstd_Atan2: *o = atan2_(c, x[0], x[1]); break;
 	case OpenCLstd_Sinh: *o = sinh_(c, x[0]); break;

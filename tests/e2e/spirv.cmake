@@ -35,7 +35,7 @@ e2e_test(spirv_errors spirv_errors ${SPV_KERNEL_DIR})
 # kernel's launches again on the Python ISS, bit for bit (65 launches).
 e2e_test(spirv_math spirv_math ${SPV_KERNEL_DIR})
 add_test(NAME e2e_spirv_math_vs_iss
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/vs_iss.py --launches 70 --
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/vs_iss.py --launches 71 --
     ${E2E_RUN} $<TARGET_FILE:e2e_spirv_math> ${SPV_KERNEL_DIR})
 set_tests_properties(e2e_spirv_math_vs_iss PROPERTIES LABELS e2e TIMEOUT 300
   ENVIRONMENT "ZESIM_BUILD=${CMAKE_BINARY_DIR}")

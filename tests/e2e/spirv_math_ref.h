@@ -65,6 +65,7 @@ static const mref_fn_t MREF_FNS[] = {
 	{"acosh", OpenCLstd_Acosh, 1, {MA_F}, MD_POS, 4},
 	{"atanh", OpenCLstd_Atanh, 1, {MA_F}, MD_UNIT, 5},
 	{"logb", OpenCLstd_Logb, 1, {MA_F}, MD_ANY, MREF_EXACT},
+	{"ilogb", OpenCLstd_Ilogb, 1, {MA_F}, MD_ANY, MREF_BITS},
 	{"nan", OpenCLstd_Nan, 1, {MA_I}, MD_INT, MREF_EXACT},
 	{"cbrt", OpenCLstd_Cbrt, 1, {MA_F}, MD_ANY, 2},
 	{"hypot", OpenCLstd_Hypot, 2, {MA_F, MA_F}, MD_ANY, 4},
@@ -227,6 +228,9 @@ static inline void mref_eval(const mref_fn_t *f, const uint32_t *in, double *d, 
 	case OpenCLstd_Acosh: *d = acosh(dx); break;
 	case OpenCLstd_Atanh: *d = atanh(dx); break;
 	case OpenCLstd_Logb: *bits = mref_u(logbf(x)); break;
+	case OpenCLstd_Ilogb: /* OpenCL C: FP_ILOGB0 = INT_MIN, FP_ILOGBNAN = INT_MAX (also for inf) */
+		*bits = x == 0.0f ? 0x80000000u : !isfinite(x) ? 0x7fffffffu : (uint32_t)ilogbf(x);
+		break;
 	case OpenCLstd_Nan: *bits = 0x7fc00000u; break; /* a NaN: any NaN matches */
 	case OpenCLstd_Hypot: *d = hypot(dx, dy); break;
 	case OpenCLstd_Erf: *d = erf(dx); break;
