@@ -478,7 +478,7 @@ static void addr_form(const spv_ctx_t *c, const struct def_site *ds, opnd_t a, o
 	if (a.k != O_V || a.sub || ds[a.v].blk < 0)
 		return;
 	const inst_t *in = &c->blk[ds[a.v].blk].code[ds[a.v].at];
-	if (in->op != ZE_OP_ADD || in->pred || in->dt != ZE_TYPE_UD || in->st != ZE_TYPE_UD || in->s[2].k != O_NULL)
+	if (in->d.k != O_V || in->d.v != a.v || in->op != ZE_OP_ADD || in->pred || in->dt != ZE_TYPE_UD || in->st != ZE_TYPE_UD || in->s[2].k != O_NULL)
 		return;
 	for (int k = 0; k < 2; k++) {
 		const opnd_t x = in->s[k], y = in->s[1 - k];
@@ -521,6 +521,9 @@ static void vector_loads(spv_ctx_t *c)
 			ds[v].blk = -1;
 	opnd_t *map = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
 	int any = 0;
+	/* per block, the loads merged away: removed only at the end, so that the
+	 * definition sites (ds) stay valid while other blocks are looked at */
+	uint8_t **gone_of = spv_alloc(c, (c->nblk + 1) * sizeof(uint8_t *));
 	for (uint32_t r = 0; r < c->nrpo; r++) {
 		const uint32_t bi = c->rpo_list[r];
 		blk_t *b = &c->blk[bi];
@@ -576,13 +579,19 @@ static void vector_loads(spv_ctx_t *c)
 			b->code[i] = vl;
 			any = 1;
 		}
-		if (gone) {
-			size_t m = 0;
-			for (size_t i = 0; i < b->ncode; i++)
-				if (!gone[i])
-					b->code[m++] = b->code[i];
-			b->ncode = m;
-		}
+		gone_of[bi] = gone;
+	}
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		blk_t *b = &c->blk[bi];
+		const uint8_t *gone = gone_of[bi];
+		if (!gone)
+			continue;
+		size_t m = 0;
+		for (size_t i = 0; i < b->ncode; i++)
+			if (!gone[i])
+				b->code[m++] = b->code[i];
+		b->ncode = m;
 	}
 	if (!any)
 		return;
@@ -1182,7 +1191,8 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 			 * no `next` (each iteration starts at the unguarded header), so
 			 * only the leaving lanes' `next` is set, and the `while` tests
 			 * the flag (latch_flag: 1 on f0, 2 on !f0). */
-			size_t ncode = b->ncode;
+			size_t ncode = b->ncode, latch_mov = SIZE_MAX;
+			uint32_t latch_exit = 0;
 			size_t after = i + 1; /* the next item left in */
 			while (after < L->n && L->seq[after] < nb && skip && skip[L->seq[after]])
 				after++;
@@ -1194,17 +1204,19 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 				    mv->s[0].k == O_I && sl->op == ZE_OP_SEL && sl->pred && !sl->pinv && sl->flag == 0 &&
 				    sl->d.k == O_GRF && sl->d.v == c->next_reg && sl->s[0].k == O_I && sl->s[1].k == O_GRF &&
 				    (sl->s[0].v == ho) != (mv->s[0].v == ho)) {
-					if (sl->s[0].v == ho) {
-						latch_flag = 1; /* true: stay; the mov sets the exit */
-					} else {
-						latch_flag = 2; /* false: stay; the exit is the sel's */
-						mv->s[0].v = sl->s[0].v;
-					}
+					/* (b->code stays as it is: linearize may run twice) */
+					latch_flag = sl->s[0].v == ho ? 1 : 2; /* 1: true stays, 2: false stays */
+					latch_exit = latch_flag == 1 ? mv->s[0].v : sl->s[0].v;
+					latch_mov = ncode - 2;
 					ncode--;
 				}
 			}
-			for (size_t k = 0; k < ncode; k++)
-				out_push(c, &b->code[k]);
+			for (size_t k = 0; k < ncode; k++) {
+				inst_t x = b->code[k];
+				if (k == latch_mov)
+					x.s[0].v = latch_exit; /* only the leaving lanes' next */
+				out_push(c, &x);
+			}
 			if (if_at >= 0) {
 				inst_t endif = {.op = ZE_OP_ENDIF, .target = if_at};
 				c->out[if_at].target = (int32_t)c->nout;

@@ -708,6 +708,50 @@ static void math_ptr(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* regress.cl: kernels that once miscompiled. */
+static void regress(e2e_t *e, ze_module_handle_t m)
+{
+	const uint32_t n = 64, live = 32;
+	ze_kernel_handle_t k = e2e_kernel(m, "latch_loop");
+	int32_t *out = e2e_alloc_shared(e, n * 4), *in = e2e_alloc_shared(e, n * 4);
+	for (uint32_t i = 0; i < n; i++) {
+		in[i] = (int32_t)(i % 5 + 1);
+		out[i] = -7;
+	}
+	const int32_t nn = (int32_t)live;
+	const e2e_arg_t args[] = {{8, &out}, {8, &in}, {4, &nn}};
+	spirv_launch(e, k, 32, n, 3, args);
+	static const int32_t s_of[4] = {0, 1, 4, 13};
+	for (uint32_t i = 0; i < n; i++) {
+		const int32_t want_in = i < live ? 0 : (int32_t)(i % 5 + 1), want_out = i < live ? s_of[i & 3] : -7;
+		EXPECT(in[i] == want_in && out[i] == want_out, "latch_loop item %u: in %d out %d, expected %d %d", i, in[i],
+		       out[i], want_in, want_out);
+	}
+	CHECK(zeKernelDestroy(k));
+	k = e2e_kernel(m, "merged_loads");
+	int32_t *p = e2e_alloc_shared(e, n * 128 * 4);
+	for (uint32_t i = 0; i < n * 128; i++)
+		p[i] = (int32_t)((i * 7919u) % 97u);
+	int32_t *before = malloc(n * 128 * 4);
+	EXPECT(before != NULL, "out of memory");
+	memcpy(before, p, n * 128 * 4);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = -7;
+	const e2e_arg_t args2[] = {{8, &out}, {8, &p}};
+	spirv_launch(e, k, 32, n, 2, args2);
+	for (uint32_t g = 0; g < n; g++) {
+		const int32_t *q = before + g * 128;
+		const int32_t a = q[0] + q[1] + q[2];
+		const int32_t want = a > 50 ? (q[50] + 1) * 1000 + (q[25] + 1) : -7;
+		EXPECT(out[g] == want, "merged_loads item %u: %d, expected %d", g, out[g], want);
+	}
+	free(before);
+	CHECK(zeMemFree(e->ctx, p));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeKernelDestroy(k));
+}
+
 /* returns.spvasm: returns before, inside and after a loop, lanes diverging. */
 static void returns(e2e_t *e, ze_module_handle_t m)
 {
@@ -769,6 +813,9 @@ int main(int argc, char **argv)
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "math_ptr.spv");
 	math_ptr(&e, m);
+	CHECK(zeModuleDestroy(m));
+	m = load(&e, argv[1], "regress.spv");
+	regress(&e, m);
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "returns.spv");
 	returns(&e, m);
