@@ -16,17 +16,8 @@
 
 #include "spv_link.h"
 
-static int failures;
+#include "check_that.h"
 
-#define CHECK_THAT(cond, ...)                                                                                         \
-	do {                                                                                                          \
-		if (!(cond)) {                                                                                        \
-			printf("%s:%d: %s: ", __FILE__, __LINE__, #cond);                                             \
-			printf(__VA_ARGS__);                                                                          \
-			printf("\n");                                                                                 \
-			failures++;                                                                                   \
-		}                                                                                                     \
-	} while (0)
 
 typedef struct words {
 	const char *name;
