@@ -261,6 +261,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			.spec_ids = sc ? sc->pConstantIds : NULL,
 			.spec_values = sc ? (const void *const *)sc->pConstantValues : NULL,
 			.debug_lines = build_flag(desc->pBuildFlags, "-g"),
+			.no_unroll = build_flag(desc->pBuildFlags, "-fno-unroll-loops"),
 		};
 		spv_linkage_t lk;
 		int rc = spv_linkage(desc->pInputModule, desc->inputSize, &opt, &lk, err, sizeof(err));

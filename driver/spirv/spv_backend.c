@@ -1655,6 +1655,10 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 	if_convert(c);
 	merge_blocks(c);
 	common_subexpressions(c);
+	if (!c->no_unroll && (c->unrolled = spv_unroll_loops(c)) > 0) {
+		dead_code(c);
+		common_subexpressions(c);
+	}
 	vector_loads(c);
 	dominators(c);
 	find_loops(c);

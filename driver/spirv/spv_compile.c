@@ -119,6 +119,7 @@ static void reset_kernel(spv_ctx_t *c)
 	c->arg_bytes = 0;
 	c->slm_static = 0;
 	c->regalloc_failed = 0;
+	c->unrolled = 0;
 }
 
 static char *dup_cstr(spv_ctx_t *c, const char *s)
@@ -179,6 +180,22 @@ static int compile_kernel(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_
 	return 0;
 }
 
+static void free_kernel(zm_kernel_t *k);
+
+/* At one SIMD width: with loops unrolled (unless the options say not to),
+ * and again without when that ran out of registers. */
+static int compile_at(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_kernel_t *k)
+{
+	c->no_unroll = c->opt && c->opt->no_unroll;
+	int r = compile_kernel(c, e, simd, k);
+	if (r && c->regalloc_failed && c->unrolled) {
+		free_kernel(k);
+		c->no_unroll = 1;
+		r = compile_kernel(c, e, simd, k);
+	}
+	return r;
+}
+
 static void free_kernel(zm_kernel_t *k)
 {
 	for (uint32_t j = 0; k->args && j < k->nargs; j++)
@@ -237,11 +254,11 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 					 e->subgroup_size, max_simd == 16 ? " and 16" : "");
 			simd = e->subgroup_size;
 		}
-		int r = compile_kernel(c, e, simd, k);
+		int r = compile_at(c, e, simd, k);
 		if (r && c->regalloc_failed && simd == 16 && !e->subgroup_size) {
 			free_kernel(k);
 			simd = 8;
-			r = compile_kernel(c, e, simd, k);
+			r = compile_at(c, e, simd, k);
 		}
 		if (r) {
 			if (c->regalloc_failed)

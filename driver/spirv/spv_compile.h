@@ -38,6 +38,7 @@ typedef struct spv_compile_options {
 	const uint32_t *spec_ids;
 	const void *const *spec_values;
 	int debug_lines;                 /* -g: a DWARF line table from the module's OpLine */
+	int no_unroll;                   /* -fno-unroll-loops: loops stay as written */
 } spv_compile_options_t;
 
 enum { SPV_OK = 0, SPV_BUILD_FAILED = -1, SPV_NO_MEMORY = -2 };

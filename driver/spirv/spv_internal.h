@@ -245,6 +245,8 @@ struct spv_ctx {
 	uint32_t priv_total;       /* dwords of private memory held in registers */
 
 	/* back end */
+	int no_unroll;             /* this attempt leaves loops as they are */
+	int unrolled;              /* loops unrolled in this attempt */
 	loop_t *loops;
 	uint32_t nloops;
 	uint32_t *lin;             /* blocks in linear order */
@@ -262,6 +264,10 @@ void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 /* spv_backend.c */
 void spv_cfg(spv_ctx_t *c);  /* successors, predecessors, reachability, phi-edge splitting, RPO */
 void spv_backend(spv_ctx_t *c, zm_kernel_t *k);
+
+/* spv_loops.c: counted single-block loops run UNROLL iterations per trip
+ * (before vector_loads and scheduling); returns the loops unrolled. */
+int spv_unroll_loops(spv_ctx_t *c);
 
 /* IR helpers shared by both */
 static inline opnd_t o_null(void) { return (opnd_t){O_NULL, 0, 0, 0, 0}; }

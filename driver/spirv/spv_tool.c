@@ -23,15 +23,17 @@ int main(int argc, char **argv)
 			opt.max_simd = 8;
 		else if (strcmp(argv[i], "-g") == 0)
 			opt.debug_lines = 1;
+		else if (strcmp(argv[i], "-fno-unroll-loops") == 0)
+			opt.no_unroll = 1;
 		else if (!in && argv[i][0] != '-')
 			in = argv[i];
 		else {
-			fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-o OUT.elf] IN.spv\n");
+			fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-fno-unroll-loops] [-o OUT.elf] IN.spv\n");
 			return 2;
 		}
 	}
 	if (!in) {
-		fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-o OUT.elf] IN.spv\n");
+		fprintf(stderr, "usage: zesim-spirv [-8] [-g] [-fno-unroll-loops] [-o OUT.elf] IN.spv\n");
 		return 2;
 	}
 	FILE *f = fopen(in, "rb");

@@ -1,0 +1,710 @@
+/* Loop unrolling in the SPIR-V back end (README.md, "SPIR-V front end").
+ *
+ * A counted loop made of one block B (after merge_blocks) and its back edge
+ * block E (the phi copies), whose exit test compares an induction variable
+ * with a loop-invariant bound, runs U iterations per trip in a new loop UH:
+ *
+ *     P -> G0 : guard(phi)              ? UH : B
+ *     UH      : U copies of B's code; c = the last copy's continue test;
+ *               c && guard(next phi)    ? UE : X
+ *     UE      : phi = next phi          -> UH
+ *     X       : values live after the loop; c ? XB : exit
+ *     XB      : phi = next phi          -> B
+ *     B, E    : the original loop, now the remainder (and the loop itself
+ *               for lanes whose first U iterations do not all continue).
+ *
+ * guard(phi) holds when the exit tests of the next U - 1 iterations all
+ * continue, computed without wrapping from the induction variable, its step
+ * and the bound, so every lane runs exactly the iterations it ran before, in
+ * the same order, with the same values; UH just lets the scheduler overlap
+ * them (the loads of later iterations issue before the arithmetic of the
+ * first) and merges consecutive loads into vector loads.
+ *
+ * Values that change by a fixed step from one iteration to the next
+ * (induction variables and the add/mul/shl/mov chains built on them, e.g.
+ * addresses) are not recomputed in each copy: copy j takes copy 0's value +
+ * j * step (a constant step) or the previous copy's + step (a step computed
+ * once in G0): strength reduction inside the unrolled body.  Values computed
+ * in B from loop-invariant operands only are computed once per trip. */
+#include <string.h>
+
+#include "spv_internal.h"
+
+#define UNROLL 4           /* iterations per trip of the unrolled loop */
+#define UNROLL_MAX_CODE 60 /* instructions in B: larger bodies gain little and cost registers */
+
+enum { V_OUT = 0, V_PHI = 1, V_DEF = 2 }; /* vreg classes within the loop */
+
+struct unroll {
+	spv_ctx_t *c;
+	uint32_t nv;         /* vregs before the unrolling (the arrays' size) */
+	uint32_t bi, ei, xi; /* the loop block, its back edge block, its exit target */
+	uint8_t *cls;        /* per vreg */
+	uint32_t *ndef;      /* per vreg: definitions in B */
+	uint8_t *is_lin;     /* per vreg: linear (changes by delta[v] per iteration) */
+	opnd_t *delta;
+	opnd_t *cur;         /* per vreg: its value in the copy being made */
+	opnd_t *first;       /* per vreg: its value in copy 0 */
+	uint8_t *done;       /* per vreg: defined in the copy being made */
+	blk_t *g0;           /* the block being filled (G0, for the steps) */
+};
+
+static int is_int32(uint8_t t)
+{
+	return t == ZE_TYPE_UD || t == ZE_TYPE_D;
+}
+
+static int plain(opnd_t o)
+{
+	return !o.neg && !o.abs && !o.sub;
+}
+
+/* An operand that holds the same value in every iteration. */
+static int invariant(const struct unroll *u, opnd_t o)
+{
+	switch (o.k) {
+	case O_I: case O_S: case O_GRF:
+		return 1;
+	case O_V:
+		return o.v >= u->nv || u->cls[o.v] == V_OUT;
+	default:
+		return 0;
+	}
+}
+
+static blk_t *new_block(spv_ctx_t *c, uint32_t word, uint32_t *index)
+{
+	c->blk = spv_grow(c, c->blk, &c->capblk, c->nblk + 1, sizeof(blk_t));
+	const uint32_t e = c->nblk++;
+	blk_t *b = &c->blk[e];
+	memset(b, 0, sizeof(*b));
+	b->word = word;
+	b->reachable = 1;
+	b->split_from = -1;
+	b->loop = -1;
+	b->rpo = -1;
+	b->idom = -1;
+	*index = e;
+	return b;
+}
+
+static void set_targets(spv_ctx_t *c, uint32_t bi, uint8_t term, opnd_t cond, uint32_t t0, uint32_t t1)
+{
+	blk_t *b = &c->blk[bi];
+	b->term = term;
+	b->cond = cond;
+	b->ntarg = term == TERM_CBR ? 2 : 1;
+	b->targ = spv_alloc(c, 2 * sizeof(uint32_t));
+	b->targ[0] = t0;
+	b->targ[1] = t1;
+}
+
+/* Successors, predecessors and the reverse postorder again, after blocks
+ * were added or retargeted (reachability does not change). */
+static void rebuild_cfg(spv_ctx_t *c)
+{
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		blk_t *b = &c->blk[i];
+		b->npred = 0;
+		b->pred = NULL;
+		if (!b->reachable)
+			continue;
+		b->nsucc = 0;
+		b->succ = spv_alloc(c, (b->ntarg + 1) * sizeof(uint32_t));
+		for (uint32_t t = 0; t < b->ntarg; t++) {
+			uint32_t k = 0;
+			while (k < b->nsucc && b->succ[k] != b->targ[t])
+				k++;
+			if (k == b->nsucc)
+				b->succ[b->nsucc++] = b->targ[t];
+		}
+	}
+	uint32_t *cnt = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < c->nblk; i++)
+		if (c->blk[i].reachable)
+			for (uint32_t s = 0; s < c->blk[i].nsucc; s++)
+				cnt[c->blk[i].succ[s]]++;
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].pred = spv_alloc(c, (cnt[i] + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < c->nblk; i++)
+		if (c->blk[i].reachable)
+			for (uint32_t s = 0; s < c->blk[i].nsucc; s++) {
+				blk_t *t = &c->blk[c->blk[i].succ[s]];
+				t->pred[t->npred++] = i;
+			}
+	const uint32_t entry = c->rpo_list[0];
+	uint32_t *post = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), npost = 0;
+	uint32_t *iter = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
+	uint32_t *stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), sp = 0;
+	uint8_t *seen = spv_alloc(c, c->nblk + 1);
+	stack[sp++] = entry;
+	seen[entry] = 1;
+	while (sp) {
+		const uint32_t b = stack[sp - 1];
+		if (iter[b] < c->blk[b].nsucc) {
+			const uint32_t s = c->blk[b].succ[iter[b]++];
+			if (!seen[s]) {
+				seen[s] = 1;
+				stack[sp++] = s;
+			}
+		} else {
+			post[npost++] = b;
+			sp--;
+		}
+	}
+	c->rpo_list = spv_alloc(c, (npost + 1) * sizeof(uint32_t));
+	c->nrpo = npost;
+	for (uint32_t i = 0; i < c->nblk; i++)
+		c->blk[i].rpo = -1;
+	for (uint32_t i = 0; i < npost; i++) {
+		c->rpo_list[i] = post[npost - 1 - i];
+		c->blk[c->rpo_list[i]].rpo = (int32_t)i;
+	}
+}
+
+/* ---- steps --------------------------------------------------------------------------- */
+
+static opnd_t emit_alu(spv_ctx_t *c, blk_t *b, uint8_t op, opnd_t a, opnd_t x)
+{
+	inst_t in = {.op = op, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(spv_new_vreg(c, 1)), .s = {a, x}};
+	spv_emit_to(c, b, &in);
+	return in.d;
+}
+
+static opnd_t neg_step(struct unroll *u, opnd_t a)
+{
+	if (a.k == O_I)
+		return o_imm(0u - a.v);
+	opnd_t n = a;
+	n.neg ^= 1;
+	return emit_alu(u->c, u->g0, ZE_OP_MOV, n, o_null());
+}
+
+/* An invariant operand as a step: immediates with their sign folded, other
+ * operands without modifiers (a negated one copied once in G0). */
+static opnd_t plain_inv(struct unroll *u, opnd_t o)
+{
+	if (o.k == O_I)
+		return o_imm(o.neg ? 0u - o.v : o.v);
+	if (!o.neg)
+		return o;
+	return emit_alu(u->c, u->g0, ZE_OP_MOV, o, o_null());
+}
+
+static opnd_t add_step(struct unroll *u, opnd_t a, opnd_t b)
+{
+	if (a.k == O_I && b.k == O_I)
+		return o_imm(a.v + b.v);
+	if (a.k == O_I && a.v == 0)
+		return b;
+	if (b.k == O_I && b.v == 0)
+		return a;
+	return emit_alu(u->c, u->g0, ZE_OP_ADD, a, b);
+}
+
+static opnd_t mul_step(struct unroll *u, opnd_t a, opnd_t b)
+{
+	if (a.k == O_I && b.k == O_I)
+		return o_imm(a.v * b.v);
+	if (a.k == O_I && a.v == 0)
+		return a;
+	if (b.k == O_I && b.v == 0)
+		return b;
+	if (a.k == O_I && a.v == 1)
+		return b;
+	if (b.k == O_I && b.v == 1)
+		return a;
+	return emit_alu(u->c, u->g0, ZE_OP_MUL, a, b);
+}
+
+/* The per-iteration step of a source operand: 1 and *d set when it is linear
+ * or invariant (step 0). */
+static int src_step(struct unroll *u, opnd_t o, opnd_t *d)
+{
+	if (invariant(u, o)) {
+		*d = o_imm(0);
+		return 1;
+	}
+	if (o.k != O_V || o.abs || o.sub || !u->is_lin[o.v])
+		return 0;
+	*d = o.neg ? neg_step(u, u->delta[o.v]) : u->delta[o.v];
+	return 1;
+}
+
+/* Whether instruction `in` of B (its destination defined once in B) yields a
+ * value that changes by a fixed step per iteration; sets the step. */
+static int linear_inst(struct unroll *u, const inst_t *in, opnd_t *step)
+{
+	if (in->pred || in->cmod || in->d.k != O_V || in->d.sub || !is_int32(in->dt) || in->dt != in->st)
+		return 0;
+	opnd_t a, b;
+	switch (in->op) {
+	case ZE_OP_MOV:
+		if (in->s[0].abs || !src_step(u, in->s[0], &a))
+			return 0;
+		*step = a;
+		return 1;
+	case ZE_OP_ADD:
+		if (!src_step(u, in->s[0], &a) || !src_step(u, in->s[1], &b))
+			return 0;
+		*step = add_step(u, a, b);
+		return 1;
+	case ZE_OP_MUL:
+		/* linear times invariant (both invariant: step 0) */
+		if (!src_step(u, in->s[0], &a) || !src_step(u, in->s[1], &b))
+			return 0;
+		if (invariant(u, in->s[0]) && invariant(u, in->s[1])) {
+			*step = o_imm(0);
+			return 1;
+		}
+		if (invariant(u, in->s[1]) && !in->s[1].abs)
+			*step = mul_step(u, a, plain_inv(u, in->s[1]));
+		else if (invariant(u, in->s[0]) && !in->s[0].abs)
+			*step = mul_step(u, b, plain_inv(u, in->s[0]));
+		else
+			return 0;
+		return 1;
+	case ZE_OP_SHL:
+		if (in->s[1].k != O_I || in->s[1].neg || in->s[1].abs || in->s[1].v > 31 || !src_step(u, in->s[0], &a))
+			return 0;
+		*step = a.k == O_I ? o_imm(a.v << in->s[1].v) : emit_alu(u->c, u->g0, ZE_OP_SHL, a, in->s[1]);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the guard ------------------------------------------------------------------------ */
+
+struct counted {
+	uint32_t iv;     /* the induction variable (a phi vreg) */
+	uint32_t add;    /* the tested value is iv + add */
+	int32_t step;    /* per iteration */
+	uint8_t cmod;    /* continue while (iv + add) cmod bound; LT, LE, GT, GE or NE */
+	uint8_t type;    /* UD or D */
+	opnd_t bound;
+};
+
+/* bool: the exit tests of U - 1 iterations from iv all continue. */
+static opnd_t guard(spv_ctx_t *c, blk_t *b, const struct counted *k, opnd_t iv)
+{
+	blk_t *saved = c->cur;
+	c->cur = b;
+	opnd_t z = k->add ? spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, iv, o_imm(k->add), o_null()) : iv;
+	opnd_t nz = z, nb = k->bound;
+	nz.neg ^= 1;
+	nb.neg ^= 1;
+	const int up = k->step > 0;
+	const uint32_t mag = up ? (uint32_t)k->step : 0u - (uint32_t)k->step;
+	/* the distance to the bound in steps' direction, exact when the first
+	 * test continues */
+	opnd_t dist = up ? spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, k->bound, nz, o_null())
+			 : spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, z, nb, o_null());
+	const uint32_t reach = (UNROLL - 2) * mag; /* the last tested value is z +- reach */
+	opnd_t g;
+	if (k->cmod == ZE_CMOD_NE) {
+		g = spv_cmp_bool(c, ZE_CMOD_GT, ZE_TYPE_UD, dist, o_imm(reach));
+	} else {
+		g = spv_cmp_bool(c, k->cmod, k->type, z, k->bound);
+		const int strict = k->cmod == ZE_CMOD_LT || k->cmod == ZE_CMOD_GT;
+		if (strict || reach)
+			g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g,
+				    spv_cmp_bool(c, strict ? ZE_CMOD_GT : ZE_CMOD_GE, ZE_TYPE_UD, dist, o_imm(reach)),
+				    o_null());
+	}
+	c->cur = saved;
+	return g;
+}
+
+static uint8_t mirror(uint8_t cmod)
+{
+	switch (cmod) {
+	case ZE_CMOD_LT: return ZE_CMOD_GT;
+	case ZE_CMOD_GT: return ZE_CMOD_LT;
+	case ZE_CMOD_LE: return ZE_CMOD_GE;
+	case ZE_CMOD_GE: return ZE_CMOD_LE;
+	default: return cmod;
+	}
+}
+
+static uint8_t inverse(uint8_t cmod)
+{
+	switch (cmod) {
+	case ZE_CMOD_LT: return ZE_CMOD_GE;
+	case ZE_CMOD_GE: return ZE_CMOD_LT;
+	case ZE_CMOD_GT: return ZE_CMOD_LE;
+	case ZE_CMOD_LE: return ZE_CMOD_GT;
+	case ZE_CMOD_EQ: return ZE_CMOD_NE;
+	case ZE_CMOD_NE: return ZE_CMOD_EQ;
+	default: return ZE_CMOD_NONE;
+	}
+}
+
+/* ---- one loop ------------------------------------------------------------------------- */
+
+static int is_sync_send(const inst_t *in)
+{
+	if (in->op != ZE_OP_SEND)
+		return 0;
+	const uint32_t msg = ze_send_msg(in->desc);
+	return msg == ZE_MSG_BARRIER || msg == ZE_MSG_FENCE || msg == ZE_MSG_EOT || msg == ZE_MSG_TIMESTAMP;
+}
+
+static int predicated_partial(const inst_t *in)
+{
+	return in->d.k == O_V && ((in->pred && in->op != ZE_OP_SEL) || in->d.sub > 0);
+}
+
+static opnd_t mapped(const struct unroll *u, opnd_t o)
+{
+	if (o.k != O_V || invariant(u, o))
+		return o;
+	opnd_t m = u->cur[o.v];
+	m.neg ^= o.neg;
+	m.abs |= o.abs;
+	m.sub = o.sub;
+	return m;
+}
+
+/* The parallel copy dst[i] = src[i] into block b (sources that are also
+ * destinations are read first). */
+static void parallel_copy(spv_ctx_t *c, blk_t *b, const opnd_t *dst, opnd_t *src, uint32_t n,
+			  const struct unroll *u)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (src[i].k == O_V && src[i].v < u->nv && u->cls[src[i].v] == V_PHI && src[i].v != dst[i].v)
+			src[i] = emit_alu(c, b, ZE_OP_MOV, src[i], o_null());
+	for (uint32_t i = 0; i < n; i++) {
+		if (src[i].k == O_V && src[i].v == dst[i].v && plain(src[i]))
+			continue;
+		inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = dst[i], .s = {src[i]}, .phi_copy = 1};
+		if (src[i].k == O_V && c->vr[src[i].v].hint == UINT32_MAX)
+			c->vr[src[i].v].hint = dst[i].v;
+		spv_emit_to(c, b, &mv);
+	}
+}
+
+static int unroll_loop(spv_ctx_t *c, uint32_t bi)
+{
+	blk_t *B = &c->blk[bi];
+	if (B->term != TERM_CBR || B->ntarg != 2 || B->npred != 2 || B->ncode > UNROLL_MAX_CODE || B->cond.k != O_V)
+		return 0;
+	uint32_t ei = UINT32_MAX, xi = UINT32_MAX;
+	int cont_true = 0;
+	for (uint32_t t = 0; t < 2; t++) {
+		const blk_t *E = &c->blk[B->targ[t]];
+		if (B->targ[t] != bi && E->term == TERM_BR && E->npred == 1 && E->pred[0] == bi && E->nsucc == 1 &&
+		    E->succ[0] == bi && ei == UINT32_MAX) {
+			ei = B->targ[t];
+			cont_true = t == 0;
+		}
+	}
+	if (ei == UINT32_MAX)
+		return 0;
+	xi = B->targ[cont_true ? 1 : 0];
+	if (xi == bi || xi == ei)
+		return 0;
+	const uint32_t pi = B->pred[0] == ei ? B->pred[1] : B->pred[0];
+	if (B->pred[0] != ei && B->pred[1] != ei)
+		return 0;
+	const blk_t *E = &c->blk[ei];
+	if (!E->ncode)
+		return 0;
+
+	const uint32_t nv = c->nvr;
+	struct unroll U = {.c = c, .nv = nv, .bi = bi, .ei = ei, .xi = xi};
+	struct unroll *u = &U;
+	u->cls = spv_alloc(c, nv + 1);
+	u->ndef = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < E->ncode; i++) {
+		const inst_t *in = &E->code[i];
+		if (in->op != ZE_OP_MOV || !in->phi_copy || in->pred || in->d.k != O_V || !plain(in->d) ||
+		    c->vr[in->d.v].size != 1 || in->dt != in->st || in->s[0].neg || in->s[0].abs || in->s[0].sub ||
+		    u->cls[in->d.v])
+			return 0;
+		u->cls[in->d.v] = V_PHI;
+	}
+	for (size_t i = 0; i < B->ncode; i++) {
+		const inst_t *in = &B->code[i];
+		if (is_sync_send(in))
+			return 0;
+		if (in->d.k == O_V) {
+			if (u->cls[in->d.v] == V_PHI || c->vr[in->d.v].size != 1)
+				return 0;
+			u->cls[in->d.v] = V_DEF;
+			u->ndef[in->d.v]++;
+		}
+	}
+	/* Every value of B is written before it is read in B (no value carried
+	 * from one iteration to the next but through the phis), by a whole write
+	 * first; flags are set in B before B reads them. */
+	uint8_t *seen = spv_alloc(c, nv + 1);
+	int flag_set[2] = {0, 0};
+	for (size_t i = 0; i < B->ncode; i++) {
+		const inst_t *in = &B->code[i];
+		for (int s = 0; s < 3; s++)
+			if (in->s[s].k == O_V && u->cls[in->s[s].v] == V_DEF && !seen[in->s[s].v])
+				return 0;
+		if (in->pred && !flag_set[in->flag & 1])
+			return 0;
+		if (in->d.k == O_V) {
+			if (predicated_partial(in) && !seen[in->d.v])
+				return 0;
+			seen[in->d.v] = 1;
+		}
+		if (in->op == ZE_OP_CMP)
+			flag_set[in->flag & 1] = 1;
+	}
+	if (u->cls[B->cond.v] != V_DEF || B->cond_hi.k != O_NULL)
+		return 0;
+	for (size_t i = 0; i < E->ncode; i++)
+		if (E->code[i].s[0].k == O_V && u->cls[E->code[i].s[0].v] == V_DEF && !seen[E->code[i].s[0].v])
+			return 0;
+
+	/* the exit test: continue while x cmod bound */
+	const inst_t *test = NULL;
+	for (size_t i = 0; i < B->ncode; i++)
+		if (B->code[i].d.k == O_V && B->code[i].d.v == B->cond.v)
+			test = &B->code[i];
+	if (!test || test->op != ZE_OP_CMP || test->pred || u->ndef[B->cond.v] != 1 || !is_int32(test->st))
+		return 0;
+	struct counted k = {.type = test->st};
+	k.cmod = cont_true ? test->cmod : inverse(test->cmod);
+	opnd_t x = test->s[0];
+	k.bound = test->s[1];
+	if (!invariant(u, k.bound)) {
+		x = test->s[1];
+		k.bound = test->s[0];
+		k.cmod = mirror(k.cmod);
+	}
+	if (!invariant(u, k.bound) || k.bound.abs || x.k != O_V || !plain(x) || k.cmod == ZE_CMOD_EQ ||
+	    k.cmod == ZE_CMOD_NONE)
+		return 0;
+
+	/* G0 holds the steps computed once: made now, filled by the analysis */
+	uint32_t g0i;
+	new_block(c, B->word, &g0i);
+	B = &c->blk[bi];
+	E = &c->blk[ei];
+	u->g0 = &c->blk[g0i];
+
+	/* induction variables: phi = x where x = phi + invariant, in B */
+	u->is_lin = spv_alloc(c, nv + 1);
+	u->delta = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	for (size_t i = 0; i < E->ncode; i++) {
+		const inst_t *cp = &E->code[i];
+		const uint32_t phi = cp->d.v;
+		if (cp->s[0].k != O_V || u->cls[cp->s[0].v] != V_DEF || u->ndef[cp->s[0].v] != 1)
+			continue;
+		for (size_t j = 0; j < B->ncode; j++) {
+			const inst_t *in = &B->code[j];
+			if (in->d.k != O_V || in->d.v != cp->s[0].v)
+				continue;
+			if (in->op != ZE_OP_ADD || in->pred || in->cmod || !is_int32(in->dt) || in->dt != in->st)
+				break;
+			for (int s = 0; s < 2; s++)
+				if (in->s[s].k == O_V && in->s[s].v == phi && plain(in->s[s]) && invariant(u, in->s[1 - s]) &&
+				    !in->s[1 - s].abs && (in->s[1 - s].k == O_I || !in->s[1 - s].neg)) {
+					u->is_lin[phi] = 1;
+					u->delta[phi] = in->s[1 - s].k == O_I && in->s[1 - s].neg ? o_imm(0u - in->s[1 - s].v)
+												   : in->s[1 - s];
+				}
+			break;
+		}
+	}
+	/* the tested value: the induction variable, or it plus a constant */
+	if (u->cls[x.v] == V_PHI) {
+		k.iv = x.v;
+		k.add = 0;
+	} else {
+		const inst_t *def = NULL;
+		for (size_t i = 0; i < B->ncode; i++)
+			if (B->code[i].d.k == O_V && B->code[i].d.v == x.v)
+				def = &B->code[i];
+		if (!def || u->ndef[x.v] != 1 || def->op != ZE_OP_ADD || def->pred || def->cmod || !is_int32(def->dt))
+			goto undo;
+		int found = 0;
+		for (int s = 0; s < 2 && !found; s++)
+			if (def->s[s].k == O_V && u->cls[def->s[s].v] == V_PHI && plain(def->s[s]) && def->s[1 - s].k == O_I &&
+			    !def->s[1 - s].abs) {
+				k.iv = def->s[s].v;
+				k.add = def->s[1 - s].neg ? 0u - def->s[1 - s].v : def->s[1 - s].v;
+				found = 1;
+			}
+		if (!found)
+			goto undo;
+	}
+	if (!u->is_lin[k.iv] || u->delta[k.iv].k != O_I)
+		goto undo;
+	k.step = (int32_t)u->delta[k.iv].v;
+	if (k.step == 0 || k.step > (1 << 16) || k.step < -(1 << 16))
+		goto undo;
+	if ((k.cmod == ZE_CMOD_LT || k.cmod == ZE_CMOD_LE) && k.step < 0)
+		goto undo;
+	if ((k.cmod == ZE_CMOD_GT || k.cmod == ZE_CMOD_GE) && k.step > 0)
+		goto undo;
+	if (k.cmod == ZE_CMOD_NE && k.step != 1 && k.step != -1)
+		goto undo;
+
+	/* values of B linear in the iterations */
+	for (size_t i = 0; i < B->ncode; i++) {
+		const inst_t *in = &B->code[i];
+		opnd_t step;
+		if (in->d.k == O_V && u->ndef[in->d.v] == 1 && linear_inst(u, in, &step)) {
+			u->is_lin[in->d.v] = 1;
+			u->delta[in->d.v] = step;
+		}
+	}
+
+	/* ---- the new blocks ---- */
+	uint32_t uhi, uei, xbi, xli;
+	new_block(c, B->word, &uhi);
+	new_block(c, B->word, &uei);
+	new_block(c, B->word, &xli);
+	new_block(c, B->word, &xbi);
+	B = &c->blk[bi];
+	E = &c->blk[ei];
+	u->g0 = &c->blk[g0i];
+	u->cur = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	u->first = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	u->done = spv_alloc(c, nv + 1);
+	opnd_t *startlast = spv_alloc(c, (nv + 1) * sizeof(opnd_t)); /* phis at the start of the last copy */
+	for (size_t i = 0; i < E->ncode; i++)
+		u->cur[E->code[i].d.v] = E->code[i].d;
+	const uint32_t nphi = (uint32_t)E->ncode;
+	opnd_t *pd = spv_alloc(c, (nphi + 1) * sizeof(opnd_t)), *ps = spv_alloc(c, (nphi + 1) * sizeof(opnd_t));
+	for (uint32_t j = 0; j < UNROLL; j++) {
+		blk_t *H = &c->blk[uhi];
+		memset(u->done, 0, nv + 1);
+		if (j == UNROLL - 1)
+			for (size_t i = 0; i < E->ncode; i++)
+				startlast[E->code[i].d.v] = u->cur[E->code[i].d.v];
+		for (size_t i = 0; i < B->ncode; i++) {
+			const inst_t *in = &B->code[i];
+			const uint32_t d = in->d.k == O_V ? in->d.v : UINT32_MAX;
+			if (d != UINT32_MAX && u->is_lin[d] && j > 0) {
+				const opnd_t st = u->delta[d];
+				if (st.k == O_I && st.v == 0) {
+					u->cur[d] = u->first[d];
+				} else if (st.k == O_I) {
+					inst_t a = {.op = ZE_OP_ADD, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .loc = in->loc,
+						    .d = o_v(spv_new_vreg(c, 1)), .s = {u->first[d], o_imm(st.v * j)}};
+					spv_emit_to(c, H, &a);
+					u->cur[d] = a.d;
+				} else {
+					inst_t a = {.op = ZE_OP_ADD, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .loc = in->loc,
+						    .d = o_v(spv_new_vreg(c, 1)), .s = {u->cur[d], st}};
+					spv_emit_to(c, H, &a);
+					u->cur[d] = a.d;
+				}
+				u->done[d] = 1;
+				continue;
+			}
+			inst_t cp = *in;
+			for (int s = 0; s < 3; s++)
+				cp.s[s] = mapped(u, in->s[s]);
+			if (d != UINT32_MAX) {
+				if (!u->done[d]) {
+					u->cur[d] = o_v(spv_new_vreg(c, 1));
+					u->done[d] = 1;
+					if (j == 0)
+						u->first[d] = u->cur[d];
+				}
+				cp.d = u->cur[d];
+				cp.d.sub = in->d.sub;
+			}
+			spv_emit_to(c, H, &cp);
+		}
+		/* the back edge's copies, in parallel */
+		for (uint32_t i = 0; i < nphi; i++)
+			ps[i] = mapped(u, E->code[i].s[0]);
+		for (uint32_t i = 0; i < nphi; i++)
+			u->cur[E->code[i].d.v] = ps[i];
+	}
+	/* UH's exit: the last copy continues and U - 1 more iterations will */
+	const opnd_t last_cond = u->cur[B->cond.v];
+	{
+		blk_t *saved = c->cur;
+		opnd_t g = guard(c, &c->blk[uhi], &k, u->cur[k.iv]);
+		c->cur = &c->blk[uhi];
+		g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g, last_cond, o_null());
+		c->cur = saved;
+		set_targets(c, uhi, TERM_CBR, g, uei, xli);
+	}
+	for (uint32_t i = 0; i < nphi; i++) {
+		pd[i] = E->code[i].d;
+		ps[i] = u->cur[E->code[i].d.v];
+	}
+	parallel_copy(c, &c->blk[uei], pd, ps, nphi, u);
+	set_targets(c, uei, TERM_BR, o_null(), uhi, 0);
+	for (uint32_t i = 0; i < nphi; i++)
+		ps[i] = u->cur[E->code[i].d.v];
+	parallel_copy(c, &c->blk[xbi], pd, ps, nphi, u);
+	set_targets(c, xbi, TERM_BR, o_null(), bi, 0);
+
+	/* X: the values read after the loop, as the last iteration left them */
+	uint8_t *live_out = spv_alloc(c, nv + 1);
+	for (uint32_t i = 0; i < c->nblk; i++) {
+		const blk_t *b = &c->blk[i];
+		if (!b->reachable || i == bi || i == ei || i == uhi || i == uei || i == xbi || i == xli || i == g0i)
+			continue;
+		for (size_t j = 0; j < b->ncode; j++) {
+			for (int s = 0; s < 3; s++)
+				if (b->code[j].s[s].k == O_V && b->code[j].s[s].v < nv)
+					live_out[b->code[j].s[s].v] = 1;
+			if (b->code[j].d.k == O_V && b->code[j].d.v < nv && predicated_partial(&b->code[j]))
+				live_out[b->code[j].d.v] = 1;
+		}
+		if (b->cond.k == O_V && b->cond.v < nv)
+			live_out[b->cond.v] = 1;
+		if (b->cond_hi.k == O_V && b->cond_hi.v < nv)
+			live_out[b->cond_hi.v] = 1;
+	}
+	{
+		uint32_t n = 0;
+		opnd_t *od = spv_alloc(c, (nv + 1) * sizeof(opnd_t)), *os = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+		for (uint32_t v = 0; v < nv; v++) {
+			if (!live_out[v] || !u->cls[v])
+				continue;
+			od[n] = o_v(v);
+			os[n++] = u->cls[v] == V_PHI ? startlast[v] : u->cur[v];
+		}
+		parallel_copy(c, &c->blk[xli], od, os, n, u);
+		for (uint32_t i = 0; i < n; i++)
+			c->blk[xli].code[c->blk[xli].ncode - n + i].phi_copy = 0;
+	}
+	if (cont_true)
+		set_targets(c, xli, TERM_CBR, last_cond, xbi, xi);
+	else
+		set_targets(c, xli, TERM_CBR, last_cond, xi, xbi);
+
+	/* G0: the guard of the first trip */
+	{
+		opnd_t g = guard(c, &c->blk[g0i], &k, o_v(k.iv));
+		set_targets(c, g0i, TERM_CBR, g, uhi, bi);
+	}
+	/* P enters G0 instead of B */
+	blk_t *P = &c->blk[pi];
+	for (uint32_t t = 0; t < P->ntarg; t++)
+		if (P->targ[t] == bi)
+			P->targ[t] = g0i;
+	rebuild_cfg(c);
+	return 1;
+
+undo:
+	/* G0 was made but nothing points to it: drop it (it is the last block) */
+	c->nblk--;
+	return 0;
+}
+
+/* ---- all loops ------------------------------------------------------------------------ */
+
+int spv_unroll_loops(spv_ctx_t *c)
+{
+	int n = 0;
+	const uint32_t nblk = c->nblk;
+	for (uint32_t i = 0; i < nblk; i++)
+		if (c->blk[i].reachable && c->blk[i].rpo >= 0)
+			n += unroll_loop(c, i);
+	return n;
+}
