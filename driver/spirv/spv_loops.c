@@ -285,32 +285,51 @@ struct counted {
 	opnd_t bound;
 };
 
+/* The limit of the guard, computed once in G0 (ordered tests): the tests
+ * of U - 1 iterations from z continue when z + R < bound (up; R = reach, or
+ * reach - 1 for <=) without wrapping, i.e. z < bound - R when that does not
+ * wrap, never otherwise (then the limit is the type's minimum); down
+ * symmetrically. */
+static opnd_t guard_limit(spv_ctx_t *c, blk_t *b, const struct counted *k)
+{
+	const uint32_t mag = k->step > 0 ? (uint32_t)k->step : 0u - (uint32_t)k->step;
+	const uint32_t reach = (UNROLL - 2) * mag; /* the last tested value is z +- reach */
+	const int strict = k->cmod == ZE_CMOD_LT || k->cmod == ZE_CMOD_GT;
+	const uint32_t r = strict ? reach : reach - 1;
+	const int up = k->step > 0, sgn = k->type == ZE_TYPE_D;
+	const uint32_t lo = sgn ? 0x80000000u : 0u, hi = sgn ? 0x7fffffffu : 0xffffffffu;
+	blk_t *saved = c->cur;
+	c->cur = b;
+	opnd_t lim;
+	if (up) {
+		opnd_t nr = o_imm(0u - r);
+		spv_cmp_flag(c, ZE_CMOD_GE, k->type, k->bound, o_imm(lo + r), 0);
+		lim = spv_sel(c, 0, 0, spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, k->bound, nr, o_null()), o_imm(lo));
+	} else {
+		spv_cmp_flag(c, ZE_CMOD_LE, k->type, k->bound, o_imm(hi - r), 0);
+		lim = spv_sel(c, 0, 0, spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, k->bound, o_imm(r), o_null()), o_imm(hi));
+	}
+	c->cur = saved;
+	return lim;
+}
+
 /* bool: the exit tests of U - 1 iterations from iv all continue. */
-static opnd_t guard(spv_ctx_t *c, blk_t *b, const struct counted *k, opnd_t iv)
+static opnd_t guard(spv_ctx_t *c, blk_t *b, const struct counted *k, opnd_t iv, opnd_t lim)
 {
 	blk_t *saved = c->cur;
 	c->cur = b;
 	opnd_t z = k->add ? spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, iv, o_imm(k->add), o_null()) : iv;
-	opnd_t nz = z, nb = k->bound;
-	nz.neg ^= 1;
-	nb.neg ^= 1;
-	const int up = k->step > 0;
-	const uint32_t mag = up ? (uint32_t)k->step : 0u - (uint32_t)k->step;
-	/* the distance to the bound in steps' direction, exact when the first
-	 * test continues */
-	opnd_t dist = up ? spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, k->bound, nz, o_null())
-			 : spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, z, nb, o_null());
-	const uint32_t reach = (UNROLL - 2) * mag; /* the last tested value is z +- reach */
 	opnd_t g;
 	if (k->cmod == ZE_CMOD_NE) {
-		g = spv_cmp_bool(c, ZE_CMOD_GT, ZE_TYPE_UD, dist, o_imm(reach));
+		/* z, z +- 1, ..., z +- reach all differ from the bound */
+		opnd_t nz = z, nb = k->bound;
+		nz.neg ^= 1;
+		nb.neg ^= 1;
+		opnd_t dist = k->step > 0 ? spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, k->bound, nz, o_null())
+					  : spv_alu(c, ZE_OP_ADD, ZE_TYPE_UD, ZE_TYPE_UD, z, nb, o_null());
+		g = spv_cmp_bool(c, ZE_CMOD_GT, ZE_TYPE_UD, dist, o_imm(UNROLL - 2));
 	} else {
-		g = spv_cmp_bool(c, k->cmod, k->type, z, k->bound);
-		const int strict = k->cmod == ZE_CMOD_LT || k->cmod == ZE_CMOD_GT;
-		if (strict || reach)
-			g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g,
-				    spv_cmp_bool(c, strict ? ZE_CMOD_GT : ZE_CMOD_GE, ZE_TYPE_UD, dist, o_imm(reach)),
-				    o_null());
+		g = spv_cmp_bool(c, k->step > 0 ? ZE_CMOD_LT : ZE_CMOD_GT, k->type, z, lim);
 	}
 	c->cur = saved;
 	return g;
@@ -556,6 +575,40 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		}
 	}
 
+	/* addresses linear in the iterations: carried from trip to trip (set in
+	 * G0 from the phis, advanced by U steps at the end of UH) instead of
+	 * computed again from the induction variable in each trip */
+	uint8_t *promote = spv_alloc(c, nv + 1);
+	int npromote = 0;
+	for (size_t i = 0; i < B->ncode; i++) {
+		const opnd_t a = B->code[i].s[0];
+		if (B->code[i].op == ZE_OP_SEND && a.k == O_V && a.v < nv && plain(a) && u->cls[a.v] == V_DEF &&
+		    u->is_lin[a.v] && !(u->delta[a.v].k == O_I && u->delta[a.v].v == 0) && !promote[a.v]) {
+			promote[a.v] = 1;
+			npromote++;
+		}
+	}
+	opnd_t *g0v = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	if (npromote)
+		for (size_t i = 0; i < B->ncode; i++) {
+			const inst_t *in = &B->code[i];
+			if (in->d.k != O_V || !u->is_lin[in->d.v] || u->cls[in->d.v] != V_DEF)
+				continue;
+			inst_t cp = *in;
+			for (int s = 0; s < 3; s++) {
+				const opnd_t o = in->s[s];
+				if (o.k == O_V && o.v < nv && u->cls[o.v] == V_DEF) {
+					opnd_t m = g0v[o.v];
+					m.neg ^= o.neg;
+					m.abs |= o.abs;
+					cp.s[s] = m;
+				}
+			}
+			cp.d = o_v(spv_new_vreg(c, 1));
+			g0v[in->d.v] = cp.d;
+			spv_emit_to(c, u->g0, &cp);
+		}
+
 	/* ---- the new blocks ---- */
 	uint32_t uhi, uei, xbi, xli;
 	new_block(c, B->word, &uhi);
@@ -582,6 +635,11 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		for (size_t i = 0; i < B->ncode; i++) {
 			const inst_t *in = &B->code[i];
 			const uint32_t d = in->d.k == O_V ? in->d.v : UINT32_MAX;
+			if (d != UINT32_MAX && promote[d] && j == 0) {
+				u->cur[d] = u->first[d] = g0v[d];
+				u->done[d] = 1;
+				continue;
+			}
 			if (d != UINT32_MAX && u->is_lin[d] && j > 0) {
 				const opnd_t st = u->delta[d];
 				if (st.k == O_I && st.v == 0) {
@@ -621,11 +679,19 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		for (uint32_t i = 0; i < nphi; i++)
 			u->cur[E->code[i].d.v] = ps[i];
 	}
+	for (uint32_t v = 0; v < nv; v++)
+		if (promote[v]) {
+			const opnd_t st = u->delta[v];
+			inst_t a = {.op = ZE_OP_ADD, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = g0v[v],
+				    .s = {g0v[v], st.k == O_I ? o_imm(st.v * UNROLL) : mul_step(u, st, o_imm(UNROLL))}};
+			spv_emit_to(c, &c->blk[uhi], &a);
+		}
 	/* UH's exit: the last copy continues and U - 1 more iterations will */
 	const opnd_t last_cond = u->cur[B->cond.v];
+	const opnd_t lim = k.cmod == ZE_CMOD_NE ? o_null() : guard_limit(c, &c->blk[g0i], &k);
 	{
 		blk_t *saved = c->cur;
-		opnd_t g = guard(c, &c->blk[uhi], &k, u->cur[k.iv]);
+		opnd_t g = guard(c, &c->blk[uhi], &k, u->cur[k.iv], lim);
 		c->cur = &c->blk[uhi];
 		g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g, last_cond, o_null());
 		c->cur = saved;
@@ -680,7 +746,7 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 
 	/* G0: the guard of the first trip */
 	{
-		opnd_t g = guard(c, &c->blk[g0i], &k, o_v(k.iv));
+		opnd_t g = guard(c, &c->blk[g0i], &k, o_v(k.iv), lim);
 		set_targets(c, g0i, TERM_CBR, g, uhi, bi);
 	}
 	/* P enters G0 instead of B */
