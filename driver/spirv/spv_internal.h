@@ -73,6 +73,7 @@ typedef struct inst {
 	uint8_t dt, st;
 	uint8_t flag_live; /* cmp: its flag is read by what follows, keep it */
 	uint8_t phi_copy;  /* a mov made for a phi (a copy the allocator tries to coalesce) */
+	uint8_t gmem;      /* a fence or barrier that also orders global memory */
 	uint32_t desc;     /* send descriptor */
 	int32_t target;    /* back end: index of the matching structured instruction */
 	uint32_t loc;      /* source position (c->loc_*) + 1, 0 none */

@@ -763,6 +763,283 @@ undo:
 	return 0;
 }
 
+/* ---- global loads one iteration ahead ---------------------------------------------------- */
+
+/* A single-block loop B (back edge block E) that is not unrolled (it has a
+ * barrier, or is large) and reads global memory it does not write: the
+ * global loads whose addresses and predicates come from the phis and
+ * loop-invariant values only -- with everything computing them, the set H --
+ * run one iteration ahead.  H runs once for the first iteration in a new
+ * block G before the loop, and at the end of each iteration for the next
+ * one (from the values the back edge copies into the phis, the loads also
+ * predicated on the loop continuing), before B's last barrier: the loads
+ * then fly while the rest of the iteration works (the tiled matrix
+ * multiply's next tiles while it multiplies the current ones).  Legal when
+ * B stores nothing to global memory and no fence or barrier in it orders
+ * global memory; H's values are read in B only (not after the loop, not by
+ * the back edge's copies, not by the exit test). */
+static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
+{
+	blk_t *B = &c->blk[bi];
+	if (B->term != TERM_CBR || B->ntarg != 2 || B->npred != 2 || B->cond.k != O_V || B->cond_hi.k != O_NULL ||
+	    B->ncode > 400)
+		return 0;
+	uint32_t ei = UINT32_MAX;
+	int cont_true = 0;
+	for (uint32_t t = 0; t < 2; t++) {
+		const blk_t *E = &c->blk[B->targ[t]];
+		if (B->targ[t] != bi && E->term == TERM_BR && E->npred == 1 && E->pred[0] == bi && E->nsucc == 1 &&
+		    E->succ[0] == bi && ei == UINT32_MAX) {
+			ei = B->targ[t];
+			cont_true = t == 0;
+		}
+	}
+	if (ei == UINT32_MAX || B->targ[cont_true ? 1 : 0] == bi)
+		return 0;
+	if (B->pred[0] != ei && B->pred[1] != ei)
+		return 0;
+	const uint32_t pi = B->pred[0] == ei ? B->pred[1] : B->pred[0];
+	const blk_t *E = &c->blk[ei];
+	const uint32_t nv = c->nvr;
+	uint8_t *cls = spv_alloc(c, nv + 1);
+	for (size_t i = 0; i < E->ncode; i++) {
+		const inst_t *in = &E->code[i];
+		if (in->op != ZE_OP_MOV || !in->phi_copy || in->pred || in->d.k != O_V || !plain(in->d) || cls[in->d.v])
+			return 0;
+		cls[in->d.v] = V_PHI;
+	}
+	for (size_t i = 0; i < E->ncode; i++)
+		if (E->code[i].s[0].k == O_V && cls[E->code[i].s[0].v] == V_PHI)
+			return 0; /* a phi copied into a phi: the end copy would read it too late */
+	const size_t n = B->ncode;
+	size_t last_barrier = n;
+	int loads = 0;
+	for (size_t i = 0; i < n; i++) {
+		const inst_t *in = &B->code[i];
+		if (in->d.k == O_V) {
+			if (cls[in->d.v] == V_PHI || c->vr[in->d.v].size != 1 || in->d.sub)
+				return 0;
+			cls[in->d.v] = V_DEF;
+		}
+		if (in->op != ZE_OP_SEND)
+			continue;
+		const uint32_t msg = ze_send_msg(in->desc);
+		if (msg == ZE_MSG_STORE || msg == ZE_MSG_ATOMIC || msg == ZE_MSG_EOT || msg == ZE_MSG_TIMESTAMP ||
+		    ((msg == ZE_MSG_FENCE || msg == ZE_MSG_BARRIER) && in->gmem))
+			return 0;
+		if (msg == ZE_MSG_BARRIER)
+			last_barrier = i;
+		if (msg == ZE_MSG_LOAD)
+			loads = 1;
+	}
+	if (!loads)
+		return 0;
+	/* the instructions after the last barrier must be arithmetic (the end
+	 * copy goes before the barrier, and they with it) */
+	for (size_t i = last_barrier + 1; i < n; i++)
+		if (B->code[i].op == ZE_OP_SEND || !ze_op_info(B->code[i].op))
+			return 0;
+
+	/* movable: computed from phis, invariants and other movable results */
+	uint8_t *mov = spv_alloc(c, n + 1);
+	uint8_t *bad = spv_alloc(c, nv + 1); /* a vreg with a definition that cannot move */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		int32_t fw[2] = {-1, -1}; /* last writer of each flag */
+		uint8_t *defd = spv_alloc(c, nv + 1);
+		for (size_t i = 0; i < n; i++) {
+			const inst_t *in = &B->code[i];
+			int ok = in->op != ZE_OP_SEND || ze_send_msg(in->desc) == ZE_MSG_LOAD;
+			if (in->op != ZE_OP_SEND && !ze_op_info(in->op))
+				ok = 0;
+			for (int s = 0; s < 3 && ok; s++) {
+				const opnd_t o = in->s[s];
+				if (o.k == O_V && cls[o.v] == V_DEF && (!defd[o.v] || bad[o.v]))
+					ok = 0;
+			}
+			if (ok && in->pred && (fw[in->flag & 1] < 0 || !mov[fw[in->flag & 1]]))
+				ok = 0;
+			if (ok && in->d.k == O_V && (bad[in->d.v] || (predicated_partial(in) && !defd[in->d.v])))
+				ok = 0;
+			if (in->d.k == O_V) {
+				defd[in->d.v] = 1;
+				if (!ok && !bad[in->d.v]) {
+					bad[in->d.v] = 1;
+					changed = 1;
+				}
+			}
+			if (mov[i] != ok) {
+				mov[i] = (uint8_t)ok;
+				changed = 1;
+			}
+			if (in->op == ZE_OP_CMP)
+				fw[in->flag & 1] = (int32_t)i;
+		}
+	}
+	/* H: the movable global loads and what they need, and every definition
+	 * of a value H defines */
+	uint8_t *h = spv_alloc(c, n + 1);
+	uint8_t *hv = spv_alloc(c, nv + 1);
+	for (size_t i = 0; i < n; i++)
+		if (mov[i] && B->code[i].op == ZE_OP_SEND)
+			h[i] = 1;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		int32_t fw[2] = {-1, -1};
+		for (size_t i = 0; i < n; i++) {
+			const inst_t *in = &B->code[i];
+			if (in->d.k == O_V && hv[in->d.v] && !h[i]) {
+				if (!mov[i])
+					return 0;
+				h[i] = 1;
+				changed = 1;
+			}
+			if (h[i]) {
+				if (in->d.k == O_V && !hv[in->d.v]) {
+					hv[in->d.v] = 1;
+					changed = 1;
+				}
+				for (int s = 0; s < 3; s++)
+					if (in->s[s].k == O_V && cls[in->s[s].v] == V_DEF && !hv[in->s[s].v]) {
+						hv[in->s[s].v] = 1;
+						changed = 1;
+					}
+				if (in->pred && !h[fw[in->flag & 1]]) {
+					h[fw[in->flag & 1]] = 1;
+					changed = 1;
+				}
+			}
+			if (in->op == ZE_OP_CMP)
+				fw[in->flag & 1] = (int32_t)i;
+		}
+	}
+	/* H's values stay inside B, its flags inside H */
+	if (B->cond.v < nv && hv[B->cond.v])
+		return 0;
+	for (size_t i = 0; i < E->ncode; i++)
+		if (E->code[i].s[0].k == O_V && hv[E->code[i].s[0].v])
+			return 0;
+	for (uint32_t b = 0; b < c->nblk; b++) {
+		const blk_t *X = &c->blk[b];
+		if (!X->reachable || b == bi)
+			continue;
+		for (size_t i = 0; i < X->ncode; i++)
+			for (int s = 0; s < 3; s++)
+				if (X->code[i].s[s].k == O_V && X->code[i].s[s].v < nv && hv[X->code[i].s[s].v])
+					return 0;
+		if ((X->cond.k == O_V && X->cond.v < nv && hv[X->cond.v]) ||
+		    (X->cond_hi.k == O_V && X->cond_hi.v < nv && hv[X->cond_hi.v]))
+			return 0;
+	}
+	{
+		int32_t fw[2] = {-1, -1};
+		for (size_t i = 0; i < n; i++) {
+			const inst_t *in = &B->code[i];
+			if (!h[i] && in->pred && fw[in->flag & 1] >= 0 && h[fw[in->flag & 1]])
+				return 0;
+			if (in->op == ZE_OP_CMP)
+				fw[in->flag & 1] = (int32_t)i;
+		}
+	}
+	/* a value H defines is not read before H defines it (it would be the
+	 * previous iteration's); H's loads: a plain predicate, or a flag free
+	 * for one */
+	{
+		uint8_t *defd = spv_alloc(c, nv + 1);
+		for (size_t i = 0; i < n; i++) {
+			const inst_t *in = &B->code[i];
+			for (int s = 0; s < 3; s++)
+				if (in->s[s].k == O_V && hv[in->s[s].v] && !defd[in->s[s].v])
+					return 0;
+			if (in->d.k == O_V)
+				defd[in->d.v] = 1;
+		}
+	}
+	uint8_t *load_flag = spv_alloc(c, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		const inst_t *in = &B->code[i];
+		if (!h[i] || in->op != ZE_OP_SEND)
+			continue;
+		if (in->pred) {
+			if (in->pinv)
+				return 0;
+			load_flag[i] = in->flag & 1;
+			continue;
+		}
+		int free_flag[2] = {1, 1};
+		for (uint32_t q = 0; q < 2; q++)
+			for (size_t j = i + 1; j < n; j++) {
+				if (!h[j])
+					continue;
+				if (B->code[j].pred && (B->code[j].flag & 1) == q) {
+					free_flag[q] = 0;
+					break;
+				}
+				if (B->code[j].op == ZE_OP_CMP && (B->code[j].flag & 1) == q)
+					break;
+			}
+		if (!free_flag[0] && !free_flag[1])
+			return 0;
+		load_flag[i] = free_flag[0] ? 0 : 1;
+	}
+	/* the phis' next values: defined before the end copy goes (before the
+	 * last barrier, or anywhere when the instructions after it move too) */
+	opnd_t *next = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
+	for (size_t i = 0; i < E->ncode; i++)
+		next[E->code[i].d.v] = E->code[i].s[0];
+
+	/* G: H for the first iteration */
+	uint32_t gi;
+	new_block(c, c->blk[bi].word, &gi);
+	B = &c->blk[bi];
+	E = &c->blk[ei];
+	blk_t *G = &c->blk[gi];
+	for (size_t i = 0; i < n; i++)
+		if (h[i])
+			spv_emit_to(c, G, &B->code[i]);
+	set_targets(c, gi, TERM_BR, o_null(), bi, 0);
+	/* B: the rest, then H for the next iteration (phis read as their next
+	 * values, loads also predicated on continuing), then the last barrier */
+	inst_t *old = spv_alloc(c, n * sizeof(inst_t));
+	memcpy(old, B->code, n * sizeof(inst_t));
+	B->ncode = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!h[i] && i != last_barrier)
+			spv_emit_to(c, B, &old[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!h[i])
+			continue;
+		inst_t in = old[i];
+		for (int s = 0; s < 3; s++)
+			if (in.s[s].k == O_V && cls[in.s[s].v] == V_PHI) {
+				opnd_t x = next[in.s[s].v];
+				x.neg ^= in.s[s].neg;
+				x.abs |= in.s[s].abs;
+				in.s[s] = x;
+			}
+		if (in.op == ZE_OP_SEND) {
+			/* and only where the loop continues */
+			const uint8_t f = load_flag[i];
+			inst_t t = {.op = ZE_OP_CMP, .cmod = cont_true ? ZE_CMOD_NE : ZE_CMOD_EQ, .st = ZE_TYPE_UD,
+				    .flag = f, .flag_live = 1, .pred = in.pred, .d = o_null(), .s = {B->cond, o_imm(0)},
+				    .loc = in.loc};
+			spv_emit_to(c, B, &t);
+			in.pred = 1;
+			in.flag = f;
+		}
+		spv_emit_to(c, B, &in);
+	}
+	if (last_barrier < n)
+		spv_emit_to(c, B, &old[last_barrier]);
+	/* P enters G */
+	blk_t *P = &c->blk[pi];
+	for (uint32_t t = 0; t < P->ntarg; t++)
+		if (P->targ[t] == bi)
+			P->targ[t] = gi;
+	rebuild_cfg(c);
+	return 1;
+}
+
 /* ---- all loops ------------------------------------------------------------------------ */
 
 int spv_unroll_loops(spv_ctx_t *c)
@@ -770,7 +1047,9 @@ int spv_unroll_loops(spv_ctx_t *c)
 	int n = 0;
 	const uint32_t nblk = c->nblk;
 	for (uint32_t i = 0; i < nblk; i++)
-		if (c->blk[i].reachable && c->blk[i].rpo >= 0)
-			n += unroll_loop(c, i);
+		if (c->blk[i].reachable && c->blk[i].rpo >= 0) {
+			const int u = unroll_loop(c, i);
+			n += u ? u : pipeline_loop(c, i);
+		}
 	return n;
 }

@@ -2417,13 +2417,24 @@ static uint32_t const_sem(spv_ctx_t *c, uint32_t id)
 	return const_u32(c, id, c->cur_word);
 }
 
+/* Memory semantics that order more than shared local memory: the fence and
+ * barrier made for them are marked (global loads stay on their side). */
+static int global_semantics(uint32_t semantics)
+{
+	return (semantics & (SpvMemorySemanticsUniformMemoryMask | SpvMemorySemanticsSubgroupMemoryMask |
+			     SpvMemorySemanticsCrossWorkgroupMemoryMask | SpvMemorySemanticsAtomicCounterMemoryMask |
+			     SpvMemorySemanticsImageMemoryMask)) != 0;
+}
+
 static void fence_if_memory(spv_ctx_t *c, uint32_t semantics)
 {
 	const uint32_t memory = SpvMemorySemanticsUniformMemoryMask | SpvMemorySemanticsSubgroupMemoryMask |
 				SpvMemorySemanticsWorkgroupMemoryMask | SpvMemorySemanticsCrossWorkgroupMemoryMask |
 				SpvMemorySemanticsAtomicCounterMemoryMask | SpvMemorySemanticsImageMemoryMask;
-	if (semantics & memory)
+	if (semantics & memory) {
 		send(c, ZE_MSG_FENCE, 0, o_null(), o_null(), o_null(), o_null());
+		c->cur->code[c->cur->ncode - 1].gmem = (uint8_t)global_semantics(semantics);
+	}
 }
 
 static void atomic(spv_ctx_t *c, const spv_inst_t *in)
@@ -3677,6 +3688,7 @@ static void lower_inst(spv_ctx_t *c, const spv_inst_t *in)
 	case SpvOpControlBarrier:
 		fence_if_memory(c, const_sem(c, in->w[3]));
 		send(c, ZE_MSG_BARRIER, 0, o_null(), o_null(), o_null(), o_null());
+		c->cur->code[c->cur->ncode - 1].gmem = (uint8_t)global_semantics(const_sem(c, in->w[3]));
 		return;
 	case SpvOpMemoryBarrier:
 		fence_if_memory(c, const_sem(c, in->w[2]));
