@@ -274,6 +274,50 @@ static int linear_inst(struct unroll *u, const inst_t *in, opnd_t *step)
 	}
 }
 
+/* Induction variables: phi = x (the back edge's copy) where x = phi +
+ * invariant in B; their step. */
+static void find_ivs(struct unroll *u, const blk_t *B, const blk_t *E)
+{
+	spv_ctx_t *c = u->c;
+	u->is_lin = spv_alloc(c, u->nv + 1);
+	u->delta = spv_alloc(c, (u->nv + 1) * sizeof(opnd_t));
+	for (size_t i = 0; i < E->ncode; i++) {
+		const inst_t *cp = &E->code[i];
+		const uint32_t phi = cp->d.v;
+		if (cp->s[0].k != O_V || u->cls[cp->s[0].v] != V_DEF || u->ndef[cp->s[0].v] != 1)
+			continue;
+		for (size_t j = 0; j < B->ncode; j++) {
+			const inst_t *in = &B->code[j];
+			if (in->d.k != O_V || in->d.v != cp->s[0].v)
+				continue;
+			if (in->op != ZE_OP_ADD || in->pred || in->cmod || !is_int32(in->dt) || in->dt != in->st)
+				break;
+			for (int s = 0; s < 2; s++)
+				if (in->s[s].k == O_V && in->s[s].v == phi && plain(in->s[s]) && invariant(u, in->s[1 - s]) &&
+				    !in->s[1 - s].abs && (in->s[1 - s].k == O_I || !in->s[1 - s].neg)) {
+					u->is_lin[phi] = 1;
+					u->delta[phi] = in->s[1 - s].k == O_I && in->s[1 - s].neg ? o_imm(0u - in->s[1 - s].v)
+												   : in->s[1 - s];
+				}
+			break;
+		}
+	}
+}
+
+/* The values of B (written once there) linear in the iterations; steps
+ * that are not constants are computed in u->g0. */
+static void find_linear(struct unroll *u, const blk_t *B)
+{
+	for (size_t i = 0; i < B->ncode; i++) {
+		const inst_t *in = &B->code[i];
+		opnd_t step;
+		if (in->d.k == O_V && u->ndef[in->d.v] == 1 && linear_inst(u, in, &step)) {
+			u->is_lin[in->d.v] = 1;
+			u->delta[in->d.v] = step;
+		}
+	}
+}
+
 /* ---- the guard ------------------------------------------------------------------------ */
 
 struct counted {
@@ -507,30 +551,7 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 	E = &c->blk[ei];
 	u->g0 = &c->blk[g0i];
 
-	/* induction variables: phi = x where x = phi + invariant, in B */
-	u->is_lin = spv_alloc(c, nv + 1);
-	u->delta = spv_alloc(c, (nv + 1) * sizeof(opnd_t));
-	for (size_t i = 0; i < E->ncode; i++) {
-		const inst_t *cp = &E->code[i];
-		const uint32_t phi = cp->d.v;
-		if (cp->s[0].k != O_V || u->cls[cp->s[0].v] != V_DEF || u->ndef[cp->s[0].v] != 1)
-			continue;
-		for (size_t j = 0; j < B->ncode; j++) {
-			const inst_t *in = &B->code[j];
-			if (in->d.k != O_V || in->d.v != cp->s[0].v)
-				continue;
-			if (in->op != ZE_OP_ADD || in->pred || in->cmod || !is_int32(in->dt) || in->dt != in->st)
-				break;
-			for (int s = 0; s < 2; s++)
-				if (in->s[s].k == O_V && in->s[s].v == phi && plain(in->s[s]) && invariant(u, in->s[1 - s]) &&
-				    !in->s[1 - s].abs && (in->s[1 - s].k == O_I || !in->s[1 - s].neg)) {
-					u->is_lin[phi] = 1;
-					u->delta[phi] = in->s[1 - s].k == O_I && in->s[1 - s].neg ? o_imm(0u - in->s[1 - s].v)
-												   : in->s[1 - s];
-				}
-			break;
-		}
-	}
+	find_ivs(u, B, E);
 	/* the tested value: the induction variable, or it plus a constant */
 	if (u->cls[x.v] == V_PHI) {
 		k.iv = x.v;
@@ -565,15 +586,7 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 	if (k.cmod == ZE_CMOD_NE && k.step != 1 && k.step != -1)
 		goto undo;
 
-	/* values of B linear in the iterations */
-	for (size_t i = 0; i < B->ncode; i++) {
-		const inst_t *in = &B->code[i];
-		opnd_t step;
-		if (in->d.k == O_V && u->ndef[in->d.v] == 1 && linear_inst(u, in, &step)) {
-			u->is_lin[in->d.v] = 1;
-			u->delta[in->d.v] = step;
-		}
-	}
+	find_linear(u, B);
 
 	/* addresses linear in the iterations: carried from trip to trip (set in
 	 * G0 from the phis, advanced by U steps at the end of UH) instead of
@@ -693,7 +706,9 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		blk_t *saved = c->cur;
 		opnd_t g = guard(c, &c->blk[uhi], &k, u->cur[k.iv], lim);
 		c->cur = &c->blk[uhi];
-		g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g, last_cond, o_null());
+		/* the last copy's test as a continue test (the branch may exit on true) */
+		const opnd_t cont = cont_true ? last_cond : spv_cmp_bool(c, ZE_CMOD_EQ, ZE_TYPE_UD, last_cond, o_imm(0));
+		g = spv_alu(c, ZE_OP_AND, ZE_TYPE_UD, ZE_TYPE_UD, g, cont, o_null());
 		c->cur = saved;
 		set_targets(c, uhi, TERM_CBR, g, uei, xli);
 	}
@@ -998,6 +1013,29 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 		if (h[i])
 			spv_emit_to(c, G, &B->code[i]);
 	set_targets(c, gi, TERM_BR, o_null(), bi, 0);
+	/* H's values linear in the iterations advance by their step instead of
+	 * being computed again (those only other such values read: not at
+	 * all; those that do not change: computed in G only) */
+	struct unroll U = {.c = c, .nv = nv, .cls = cls, .g0 = G};
+	U.ndef = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		if (B->code[i].d.k == O_V)
+			U.ndef[B->code[i].d.v]++;
+	find_ivs(&U, B, E);
+	find_linear(&U, B);
+	B = &c->blk[bi];
+	uint8_t *conv = spv_alloc(c, n + 1), *need = spv_alloc(c, nv + 1);
+	for (size_t i = 0; i < n; i++) {
+		const inst_t *in = &B->code[i];
+		conv[i] = h[i] && in->d.k == O_V && U.is_lin[in->d.v] && U.ndef[in->d.v] == 1 && !in->pred;
+		if (conv[i])
+			continue;
+		for (int s = 0; s < 3; s++)
+			if (in->s[s].k == O_V && in->s[s].v < nv)
+				need[in->s[s].v] = 1;
+		if (in->d.k == O_V && predicated_partial(in))
+			need[in->d.v] = 1;
+	}
 	/* B: the rest, then H for the next iteration (phis read as their next
 	 * values, loads also predicated on continuing), then the last barrier */
 	inst_t *old = spv_alloc(c, n * sizeof(inst_t));
@@ -1009,6 +1047,16 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 	for (size_t i = 0; i < n; i++) {
 		if (!h[i])
 			continue;
+		if (conv[i]) {
+			const uint32_t v = old[i].d.v;
+			const opnd_t st = U.delta[v];
+			if (need[v] && !(st.k == O_I && st.v == 0)) {
+				inst_t a = {.op = ZE_OP_ADD, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .loc = old[i].loc,
+					    .d = old[i].d, .s = {old[i].d, st}};
+				spv_emit_to(c, B, &a);
+			}
+			continue;
+		}
 		inst_t in = old[i];
 		for (int s = 0; s < 3; s++)
 			if (in.s[s].k == O_V && cls[in.s[s].v] == V_PHI) {

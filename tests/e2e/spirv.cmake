@@ -62,6 +62,16 @@ target_link_libraries(e2e_spirv_random PRIVATE ${ZE_LOADER_LIB} m Threads::Threa
 add_dependencies(e2e_spirv_random ${E2E_STACK} spirv_kernels)
 e2e_test(spirv_random spirv_random ${SPV_RANDOM_DIR})
 
+# Counted-loop kernels (tests/kernels/gen_loops.py: 6 modules of 16 kernels,
+# fixed seed) built with and without -fno-unroll-loops against the host's
+# results; other seeds by hand (gen_loops.py --seed).
+add_executable(e2e_spirv_loops test_spirv_loops.c)
+target_include_directories(e2e_spirv_loops PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
+target_compile_definitions(e2e_spirv_loops PRIVATE _GNU_SOURCE)
+target_link_libraries(e2e_spirv_loops PRIVATE ${ZE_LOADER_LIB} Threads::Threads)
+add_dependencies(e2e_spirv_loops ${E2E_STACK} spirv_kernels)
+e2e_test(spirv_loops spirv_loops ${SPV_LOOPS_DIR})
+
 # The reader and front end on hand-made modules, and every test module
 # mutated at random (no crash, always a result or a message); the second run
 # under ASan/UBSan.

@@ -134,5 +134,26 @@ foreach(m RANGE ${last})
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${name}.spv)
 endforeach()
 
+# Random counted-loop kernels (tests/kernels/gen_loops.py, fixed seed) for
+# tests/e2e/test_spirv_loops.c: the generator compiles the modules itself, as
+# above (replacing the kernels the toolchain fails on), and their host
+# reference with the C compiler, which writes the expected results (loops.ref).
+set(SPV_LOOPS_DIR ${SPV_KERNEL_DIR}/loops)
+set(SPV_LOOPS_SEED 1)
+set(SPV_LOOPS_MODULES 6)
+math(EXPR last "${SPV_LOOPS_MODULES} - 1")
+set(outputs ${SPV_LOOPS_DIR}/loops.ref)
+foreach(m RANGE ${last})
+  list(APPEND outputs ${SPV_LOOPS_DIR}/loops_${m}.spv)
+endforeach()
+add_custom_command(OUTPUT ${outputs}
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/gen_loops.py --out ${SPV_LOOPS_DIR}
+    --seed ${SPV_LOOPS_SEED} --modules ${SPV_LOOPS_MODULES} --kernels 16 --cc ${CMAKE_C_COMPILER}
+    --clang ${ZESIM_CLANG14} --llvm-spirv ${ZESIM_LLVM_SPIRV} --spirv-val ${ZESIM_SPIRV_VAL}
+  DEPENDS ${SPV_KERNEL_SRC}/gen_loops.py
+  COMMENT "Generating counted-loop kernels (seed ${SPV_LOOPS_SEED})"
+  VERBATIM)
+set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${outputs})
+
 get_property(SPV_KERNEL_FILES GLOBAL PROPERTY SPV_KERNEL_FILES)
 add_custom_target(spirv_kernels ALL DEPENDS ${SPV_KERNEL_FILES})
