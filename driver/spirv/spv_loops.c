@@ -552,23 +552,26 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 	u->g0 = &c->blk[g0i];
 
 	find_ivs(u, B, E);
-	/* the tested value: the induction variable, or it plus a constant */
-	if (u->cls[x.v] == V_PHI) {
-		k.iv = x.v;
-		k.add = 0;
-	} else {
+	/* the tested value: the induction variable plus a constant (a chain of
+	 * adds of constants, e.g. (i + 1) + 1u) */
+	k.add = 0;
+	for (int depth = 0;; depth++) {
+		if (u->cls[x.v] == V_PHI) {
+			k.iv = x.v;
+			break;
+		}
 		const inst_t *def = NULL;
 		for (size_t i = 0; i < B->ncode; i++)
 			if (B->code[i].d.k == O_V && B->code[i].d.v == x.v)
 				def = &B->code[i];
-		if (!def || u->ndef[x.v] != 1 || def->op != ZE_OP_ADD || def->pred || def->cmod || !is_int32(def->dt))
+		if (depth == 4 || !def || u->cls[x.v] != V_DEF || u->ndef[x.v] != 1 || def->op != ZE_OP_ADD ||
+		    def->pred || def->cmod || !is_int32(def->dt) || def->dt != def->st)
 			goto undo;
 		int found = 0;
 		for (int s = 0; s < 2 && !found; s++)
-			if (def->s[s].k == O_V && u->cls[def->s[s].v] == V_PHI && plain(def->s[s]) && def->s[1 - s].k == O_I &&
-			    !def->s[1 - s].abs) {
-				k.iv = def->s[s].v;
-				k.add = def->s[1 - s].neg ? 0u - def->s[1 - s].v : def->s[1 - s].v;
+			if (def->s[s].k == O_V && plain(def->s[s]) && def->s[1 - s].k == O_I && !def->s[1 - s].abs) {
+				k.add += def->s[1 - s].neg ? 0u - def->s[1 - s].v : def->s[1 - s].v;
+				x = def->s[s];
 				found = 1;
 			}
 		if (!found)
