@@ -173,6 +173,35 @@ static void mark_use(uint32_t *uses, opnd_t o)
 		uses[o.v]++;
 }
 
+/* Compares that only set a flag (no destination, or one nothing reads) that
+ * no instruction reads before an unpredicated compare sets it again in the
+ * same block.  (Flags may be read in a later block only through the code the
+ * back end adds after this, so a flag is taken as live at the block's end.)
+ * Within a block every instruction runs on the same channels, so an
+ * unpredicated cmp rewrites the flag wherever an earlier one wrote it. */
+static int dead_flag_writes(blk_t *b)
+{
+	int live[2] = {1, 1}, any = 0;
+	for (size_t i = b->ncode; i-- > 0;) {
+		inst_t *in = &b->code[i];
+		if (in->op == ZE_OP_CMP && in->d.k == O_NULL && in->flag < 2 && !live[in->flag]) {
+			memmove(in, in + 1, (b->ncode - i - 1) * sizeof(inst_t));
+			b->ncode--;
+			any = 1;
+			continue;
+		}
+		if (in->op != ZE_OP_SEND && !ze_op_info(in->op)) {
+			live[0] = live[1] = 1; /* not plain code: keep everything before */
+			continue;
+		}
+		if (in->op == ZE_OP_CMP && !in->pred && in->flag < 2)
+			live[in->flag] = 0;
+		if (in->pred && in->flag < 2)
+			live[in->flag] = 1;
+	}
+	return any;
+}
+
 static void dead_code(spv_ctx_t *c)
 {
 	uint32_t *uses = spv_alloc(c, (c->nvr + 1) * sizeof(uint32_t));
@@ -217,6 +246,8 @@ static void dead_code(spv_ctx_t *c)
 					changed = 1;
 			}
 			b->ncode = n;
+			if (dead_flag_writes(b))
+				changed = 1;
 		}
 	}
 }
@@ -323,6 +354,310 @@ static void common_subexpressions(spv_ctx_t *c)
 	}
 }
 
+/* ---- conditions straight into the flag ------------------------------------------- */
+
+/* A test `cmp.ne.fX null v 0` of a boolean made of `&&` and `||` (OpSelect of
+ * bools: a `sel` on a flag with one immediate side; OpLogicalAnd/Or: `and`,
+ * `or`) over comparisons becomes a chain of compares into fX: the first one
+ * unpredicated, each next one predicated on fX itself.  A predicated cmp
+ * writes only its enabled lanes (docs/isa.md §3.2), so `(fX) cmp` is an AND
+ * (lanes where fX is clear stay clear) and `(!fX) cmp` an OR (lanes where it
+ * is set stay set).  The booleans, their `sel`s and the compares that fed the
+ * `sel`s' flags are then dead (dead_code).  Every compare of the chain reads
+ * its operands at the test, so each must hold there what it held where the
+ * original instruction read it (nothing in between writes it). */
+
+#define CHAIN_MAX 8
+
+static int writes_flag(const inst_t *in, uint32_t f);
+
+struct chain {
+	uint32_t n;
+	inst_t step[CHAIN_MAX]; /* compares; step[k > 0] predicated: pinv 0 AND, 1 OR */
+};
+
+struct chain_ctx {
+	const spv_ctx_t *c;
+	const blk_t *b;
+	size_t at;            /* the test's position */
+	const uint32_t *defs; /* definitions per vreg */
+	const uint32_t *uses; /* reads per vreg (only a matter of profit: stale counts are fine) */
+};
+
+static int plain_v(opnd_t o)
+{
+	return o.k == O_V && !o.neg && !o.abs && o.sub == 0;
+}
+
+/* o, as instruction `from` reads it, still holds the same at the test. */
+static int unchanged(const struct chain_ctx *cc, size_t from, opnd_t o)
+{
+	if (o.k == O_NULL || o.k == O_I)
+		return 1;
+	for (size_t i = from; i < cc->at; i++) {
+		const opnd_t d = cc->b->code[i].d;
+		if (d.k == o.k && d.v == o.v)
+			return 0;
+	}
+	return 1;
+}
+
+/* The position of the only definition of v, when it is in this block before
+ * the test; -1 otherwise. */
+static ptrdiff_t chain_def(const struct chain_ctx *cc, opnd_t v)
+{
+	if (!plain_v(v) || v.v >= cc->c->nvr || cc->defs[v.v] != 1 || cc->c->vr[v.v].size != 1)
+		return -1;
+	for (size_t i = cc->at; i-- > 0;) {
+		const inst_t *x = &cc->b->code[i];
+		if (x->d.k == O_V && x->d.v == v.v)
+			return x->d.sub == 0 ? (ptrdiff_t)i : -1;
+	}
+	return -1;
+}
+
+static inst_t chain_cmp(uint8_t cmod, uint8_t st, opnd_t a, opnd_t b)
+{
+	return (inst_t){.op = ZE_OP_CMP, .cmod = cmod, .st = st, .d = o_null(), .s = {a, b}, .flag_live = 1};
+}
+
+/* An unpredicated two-operand compare whose operands still hold at the test. */
+static int chain_cmp_ok(const struct chain_ctx *cc, size_t i)
+{
+	const inst_t *x = &cc->b->code[i];
+	return x->op == ZE_OP_CMP && !x->pred && x->cmod != ZE_CMOD_NONE && x->s[2].k == O_NULL &&
+	       unchanged(cc, i, x->s[0]) && unchanged(cc, i, x->s[1]);
+}
+
+static int chain_push(struct chain *ch, inst_t in, int pred, int inv)
+{
+	if (ch->n == CHAIN_MAX)
+		return 0;
+	in.pred = (uint8_t)pred;
+	in.pinv = (uint8_t)inv;
+	ch->step[ch->n++] = in;
+	return 1;
+}
+
+/* One compare giving v != 0: v's own compare when v is read only once, else
+ * the test of v itself. */
+static inst_t chain_step(const struct chain_ctx *cc, opnd_t v)
+{
+	const ptrdiff_t i = chain_def(cc, v);
+	if (i >= 0 && cc->uses[v.v] == 1 && cc->b->code[i].op == ZE_OP_CMP && chain_cmp_ok(cc, (size_t)i)) {
+		const inst_t *x = &cc->b->code[i];
+		return chain_cmp(x->cmod, x->st, x->s[0], x->s[1]);
+	}
+	return chain_cmp(ZE_CMOD_NE, ZE_TYPE_UD, v, o_imm(0));
+}
+
+/* Whether v is a boolean (every lane 0 or ~0). */
+static int chain_bool(const struct chain_ctx *cc, opnd_t v, int depth)
+{
+	if (v.k == O_I)
+		return !v.neg && !v.abs && (v.v == 0 || v.v == 0xffffffffu);
+	const ptrdiff_t i = chain_def(cc, v);
+	if (i < 0 || depth > 4)
+		return 0;
+	const inst_t *x = &cc->b->code[i];
+	if (x->op == ZE_OP_CMP)
+		return 1; /* writes its mask: 0xffffffff / 0 */
+	if ((x->op == ZE_OP_SEL && x->pred) || ((x->op == ZE_OP_AND || x->op == ZE_OP_OR) && !x->pred))
+		return chain_bool(cc, x->s[0], depth + 1) && chain_bool(cc, x->s[1], depth + 1);
+	return 0;
+}
+
+static uint8_t invert_cmod(uint8_t cmod)
+{
+	switch (cmod) {
+	case ZE_CMOD_EQ: return ZE_CMOD_NE;
+	case ZE_CMOD_NE: return ZE_CMOD_EQ;
+	case ZE_CMOD_LT: return ZE_CMOD_GE;
+	case ZE_CMOD_GE: return ZE_CMOD_LT;
+	case ZE_CMOD_LE: return ZE_CMOD_GT;
+	case ZE_CMOD_GT: return ZE_CMOD_LE;
+	default: return ZE_CMOD_NONE;
+	}
+}
+
+/* The compares that leave what flag f holds at b->code[i]: an unpredicated
+ * compare, then any compares predicated on f itself, and no other write of f
+ * in between; each one's operands hold the same at the test. */
+static int flag_steps(const struct chain_ctx *cc, size_t i, uint32_t f, struct chain *fc)
+{
+	size_t idx[CHAIN_MAX];
+	uint32_t n = 0;
+	for (size_t j = i; j-- > 0;) {
+		const inst_t *x = &cc->b->code[j];
+		if (!writes_flag(x, f))
+			continue;
+		if (n == CHAIN_MAX || x->cmod == ZE_CMOD_NONE || x->s[2].k != O_NULL ||
+		    (x->pred && x->flag != f) || !unchanged(cc, j, x->s[0]) || !unchanged(cc, j, x->s[1]))
+			return 0;
+		idx[n++] = j;
+		if (!x->pred)
+			break;
+		if (j == 0)
+			return 0;
+	}
+	if (!n || cc->b->code[idx[n - 1]].pred)
+		return 0;
+	fc->n = 0;
+	for (uint32_t k = n; k-- > 0;) {
+		const inst_t *x = &cc->b->code[idx[k]];
+		chain_push(fc, chain_cmp(x->cmod, x->st, x->s[0], x->s[1]), x->pred, x->pinv);
+	}
+	return 1;
+}
+
+/* Appends compares leaving (v != 0) in the flag. */
+static int chain_expand(const struct chain_ctx *cc, opnd_t v, struct chain *ch, int depth)
+{
+	const uint32_t n0 = ch->n;
+	const ptrdiff_t i = depth < 4 && plain_v(v) && cc->uses[v.v] == 1 ? chain_def(cc, v) : -1;
+	const inst_t *x = i >= 0 ? &cc->b->code[i] : NULL;
+	if (x && x->op == ZE_OP_SEL && x->pred) {
+		/* v = F' ? s0 : s1, F' = the flag (inverted when pinv), one side an
+		 * immediate K, the other T:  T, K == 0: F' && T; T, K != 0: !F' || T;
+		 * K == 0, T: !F' && T; K != 0, T: F' || T */
+		int t_first;
+		if (plain_v(x->s[0]) && x->s[1].k == O_I && !x->s[1].neg && !x->s[1].abs)
+			t_first = 1;
+		else if (plain_v(x->s[1]) && x->s[0].k == O_I && !x->s[0].neg && !x->s[0].abs)
+			t_first = 0;
+		else
+			goto leaf;
+		const opnd_t T = x->s[t_first ? 0 : 1];
+		const uint32_t K = x->s[t_first ? 1 : 0].v;
+		const int is_or = K != 0;
+		const int neg_left = x->pinv ^ (t_first ? is_or : !is_or);
+		if (!unchanged(cc, (size_t)i, T))
+			goto leaf;
+		struct chain fc;
+		if (!flag_steps(cc, (size_t)i, x->flag, &fc))
+			goto leaf;
+		const inst_t *F = &fc.step[0];
+		if (fc.n > 1) { /* the flag is itself a chain (already rewritten) */
+			if (neg_left)
+				goto leaf;
+			for (uint32_t k = 0; k < fc.n; k++)
+				if (!chain_push(ch, fc.step[k], fc.step[k].pred, fc.step[k].pinv))
+					goto leaf;
+		} else if (!neg_left && F->cmod == ZE_CMOD_NE && (F->st == ZE_TYPE_UD || F->st == ZE_TYPE_D) &&
+			   plain_v(F->s[0]) && F->s[1].k == O_I && F->s[1].v == 0) {
+			if (!chain_expand(cc, F->s[0], ch, depth + 1))
+				goto leaf;
+		} else {
+			uint8_t cmod = F->cmod;
+			if (neg_left) {
+				if (F->st == ZE_TYPE_F && cmod != ZE_CMOD_EQ && cmod != ZE_CMOD_NE)
+					goto leaf; /* !(a < b) is not a >= b with a NaN */
+				cmod = invert_cmod(cmod);
+			}
+			if (!chain_push(ch, chain_cmp(cmod, F->st, F->s[0], F->s[1]), 0, 0))
+				goto leaf;
+		}
+		if (!chain_push(ch, chain_step(cc, T), 1, is_or))
+			goto leaf;
+		return 1;
+	}
+	if (x && (x->op == ZE_OP_AND || x->op == ZE_OP_OR) && !x->pred && plain_v(x->s[0]) && plain_v(x->s[1]) &&
+	    (x->st == ZE_TYPE_UD || x->st == ZE_TYPE_D) && unchanged(cc, (size_t)i, x->s[0]) &&
+	    unchanged(cc, (size_t)i, x->s[1])) {
+		/* (a | b) != 0 is a != 0 || b != 0; (a & b) != 0 is a != 0 && b != 0
+		 * when either is a boolean */
+		const int is_or = x->op == ZE_OP_OR;
+		if (!is_or && !chain_bool(cc, x->s[0], 0) && !chain_bool(cc, x->s[1], 0))
+			goto leaf;
+		if (!chain_expand(cc, x->s[0], ch, depth + 1) || !chain_push(ch, chain_step(cc, x->s[1]), 1, is_or))
+			goto leaf;
+		return 1;
+	}
+	if (x && x->op == ZE_OP_CMP && chain_cmp_ok(cc, (size_t)i))
+		return chain_push(ch, chain_cmp(x->cmod, x->st, x->s[0], x->s[1]), 0, 0);
+leaf:
+	ch->n = n0;
+	return chain_push(ch, chain_cmp(ZE_CMOD_NE, ZE_TYPE_UD, v, o_imm(0)), 0, 0);
+}
+
+static int is_bool_test(const inst_t *in)
+{
+	return in->op == ZE_OP_CMP && in->cmod == ZE_CMOD_NE && !in->pred && in->d.k == O_NULL &&
+	       (in->st == ZE_TYPE_UD || in->st == ZE_TYPE_D) && plain_v(in->s[0]) && in->s[1].k == O_I &&
+	       in->s[1].v == 0 && !in->s[1].neg && !in->s[1].abs && in->s[2].k == O_NULL;
+}
+
+/* The chain for the test at b->code[at], or 0 when it is the test itself. */
+static int chain_for(const spv_ctx_t *c, const blk_t *b, size_t at, const uint32_t *defs, const uint32_t *uses,
+		     struct chain *ch)
+{
+	const struct chain_ctx cc = {.c = c, .b = b, .at = at, .defs = defs, .uses = uses};
+	const inst_t *t = &b->code[at];
+	ch->n = 0;
+	chain_expand(&cc, t->s[0], ch, 0);
+	if (ch->n == 1 && ch->step[0].cmod == ZE_CMOD_NE && same_opnd(ch->step[0].s[0], t->s[0]) &&
+	    ch->step[0].s[1].k == O_I && ch->step[0].s[1].v == 0)
+		return 0;
+	for (uint32_t k = 0; k < ch->n; k++) {
+		ch->step[k].flag = t->flag;
+		ch->step[k].loc = t->loc;
+	}
+	return 1;
+}
+
+/* Replaces b->code[at] by the chain. */
+static void chain_insert(spv_ctx_t *c, blk_t *b, size_t at, const struct chain *ch)
+{
+	const size_t n = b->ncode;
+	b->code = spv_grow(c, b->code, &b->capcode, n + ch->n - 1, sizeof(inst_t));
+	memmove(&b->code[at + ch->n], &b->code[at + 1], (n - at - 1) * sizeof(inst_t));
+	memcpy(&b->code[at], ch->step, ch->n * sizeof(inst_t));
+	b->ncode = n + ch->n - 1;
+}
+
+static void count_defs_uses(const spv_ctx_t *c, uint32_t *defs, uint32_t *uses)
+{
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++) {
+			const inst_t *in = &b->code[i];
+			if (in->d.k == O_V && in->d.v < c->nvr)
+				defs[in->d.v]++;
+			for (int s = 0; s < 3; s++)
+				if (in->s[s].k == O_V && in->s[s].v < c->nvr)
+					uses[in->s[s].v]++;
+			if (partial_def(in) && in->d.v < c->nvr)
+				uses[in->d.v]++;
+		}
+		if (b->cond.k == O_V && b->cond.v < c->nvr)
+			uses[b->cond.v]++;
+		if (b->cond_hi.k == O_V && b->cond_hi.v < c->nvr)
+			uses[b->cond_hi.v]++;
+	}
+}
+
+/* Every test of a boolean in the kernel. */
+static void flag_chains(spv_ctx_t *c)
+{
+	uint32_t *defs = spv_alloc(c, (c->nvr + 1) * sizeof(uint32_t));
+	uint32_t *uses = spv_alloc(c, (c->nvr + 1) * sizeof(uint32_t));
+	count_defs_uses(c, defs, uses);
+	int any = 0;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		blk_t *b = &c->blk[c->rpo_list[r]];
+		for (size_t i = 0; i < b->ncode; i++) {
+			struct chain ch;
+			if (!is_bool_test(&b->code[i]) || !chain_for(c, b, i, defs, uses, &ch))
+				continue;
+			chain_insert(c, b, i, &ch);
+			i += ch.n - 1;
+			any = 1;
+		}
+	}
+	if (any)
+		dead_code(c);
+}
+
 /* ---- if-conversion ------------------------------------------------------------- */
 
 /* Whether a block of a diamond can run predicated in its branch block: plain
@@ -363,6 +698,56 @@ static opnd_t plain_src(spv_ctx_t *c, blk_t *a, opnd_t o)
 	inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(spv_new_vreg(c, 1)), .s = {o}};
 	spv_emit_to(c, a, &mv);
 	return mv.d;
+}
+
+/* Whether side S of a diamond loads into v. */
+static int loaded_on(const blk_t *S, uint32_t v)
+{
+	for (size_t i = 0; i < S->ncode; i++)
+		if (S->code[i].op == ZE_OP_SEND && S->code[i].d.k == O_V && S->code[i].d.v == v)
+			return 1;
+	return 0;
+}
+
+/* Whether v is written in X or Y (any instruction, phi copies included). */
+static int written_in(const blk_t *X, const blk_t *Y, uint32_t v)
+{
+	for (int side = 0; side < 2; side++) {
+		const blk_t *S = side ? Y : X;
+		for (size_t i = 0; i < S->ncode; i++)
+			if (S->code[i].d.k == O_V && S->code[i].d.v == v)
+				return 1;
+	}
+	return 0;
+}
+
+/* What the destination v of a load on side `side` of a diamond holds before
+ * the (predicated) load: the value the first phi taking v from this side
+ * takes from the other side, when that is an immediate or a value the diamond
+ * does not write (so it holds the same at the start of the converted code as
+ * at the end of the other side), else 0.  The phi then is just v: on the
+ * other side's lanes the load leaves v as it was.  Values v is read by on its
+ * own side are computed on every lane, whatever the disabled lanes hold. */
+static opnd_t load_init(const spv_ctx_t *c, const blk_t *X, const blk_t *Y, int side, uint32_t v)
+{
+	(void)c;
+	const blk_t *S = side ? Y : X, *O = side ? X : Y;
+	for (size_t i = 0; i < S->ncode; i++) {
+		const inst_t *pc = &S->code[i];
+		if (!pc->phi_copy || pc->s[0].k != O_V || pc->s[0].v != v || pc->s[0].neg || pc->s[0].abs ||
+		    pc->d.k != O_V)
+			continue;
+		opnd_t other = pc->d; /* no copy on the other side: the phi keeps its value */
+		for (size_t k = 0; k < O->ncode; k++)
+			if (O->code[k].phi_copy && O->code[k].d.k == O_V && O->code[k].d.v == pc->d.v)
+				other = O->code[k].s[0];
+		if (other.neg || other.abs)
+			break;
+		if (other.k == O_I || other.k == O_S || other.k == O_GRF || (other.k == O_V && !written_in(X, Y, other.v)))
+			return other;
+		break;
+	}
+	return o_imm(0);
 }
 
 /* Small if/else diamonds (A -> X, Y -> J; typically `c ? a[i] : 0`, whose
@@ -411,7 +796,7 @@ static void if_convert(spv_ctx_t *c)
 					continue;
 				if (in.op == ZE_OP_SEND) {
 					inst_t z = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = in.d,
-						    .s = {o_imm(0)}};
+						    .s = {load_init(c, X, Y, side, in.d.v)}};
 					spv_emit_to(c, A, &z);
 					in.pred = 1;
 					in.pinv = (uint8_t)side;
@@ -436,6 +821,23 @@ static void if_convert(spv_ctx_t *c)
 					}
 				if (side && seen)
 					continue; /* done from X's side */
+				/* a load's destination that starts as the other side's value
+				 * (load_init) already is the phi's value on every lane */
+				for (int l = 0; l < 2; l++)
+					if (v[l].k == O_V && !v[l].neg && !v[l].abs && v[!l].k != O_NULL &&
+					    loaded_on(l ? Y : X, v[l].v) &&
+					    same_opnd(load_init(c, X, Y, l, v[l].v), v[!l])) {
+						v[!l] = v[l];
+						break;
+					}
+				if (v[0].k == O_V && same_opnd(v[0], v[1])) {
+					inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = p,
+						     .s = {v[0]}, .phi_copy = 1};
+					if (p.k == O_V && c->vr[p.v].size == 1 && c->vr[v[0].v].size == 1)
+						c->vr[p.v].hint = v[0].v;
+					spv_emit_to(c, A, &mv);
+					continue;
+				}
 				v[0] = plain_src(c, A, v[0]);
 				v[1] = plain_src(c, A, v[1]);
 				if (v[0].k == O_I && v[1].k == O_I) { /* sel takes one immediate */
@@ -460,6 +862,7 @@ static void if_convert(spv_ctx_t *c)
 		X->reachable = Y->reachable = 0;
 		X->ncode = Y->ncode = 0;
 	}
+	flag_chains(c);
 }
 
 /* ---- vector loads ------------------------------------------------------------------ */
@@ -899,6 +1302,8 @@ static void order_region(spv_ctx_t *c, int32_t region, struct layout *L)
 
 /* ---- instruction scheduling ------------------------------------------------------- */
 
+static void list_schedule(spv_ctx_t *c, blk_t *b);
+
 /* Cycles from issue until a dependent instruction can go: the ISA's latency
  * classes, and for loads a typical cache hit (docs/memory.md), so that loads
  * are issued ahead of the arithmetic that waits for them. */
@@ -997,11 +1402,102 @@ static int sched_depends(const inst_t *a, const inst_t *b)
 	return fixed_a || fixed_b;
 }
 
+/* Whether the load at b->code[j] has its result read before b->code[i]: the
+ * reader waits for the whole message (the model's scoreboard, like the
+ * hardware's, is per register written by a send, and every register of one
+ * message becomes ready at once), so by then the load has been performed. */
+static int load_consumed(const blk_t *b, size_t j, size_t i)
+{
+	const opnd_t d = b->code[j].d;
+	if (d.k != O_V)
+		return 0;
+	for (size_t k = j + 1; k < i; k++)
+		for (int s = 0; s < 3; s++)
+			if (b->code[k].s[s].k == O_V && b->code[k].s[s].v == d.v)
+				return 1;
+	return 0;
+}
+
+/* A fence waits until the thread's outstanding sends have completed.  After
+ * scheduling (the order is final), a fence is dropped when nothing it waits
+ * for can matter: since the previous fence of the block, the thread issued no
+ * store, atomic, timestamp or other message with an effect that could still
+ * be in flight, and every load's result is read before the point the fence
+ * protects — the fence itself, or the barrier that follows it when only
+ * arithmetic and loads come in between.  A reader waits for its load's whole
+ * message (the model's scoreboard, like the hardware's, tracks the registers
+ * a send writes, all ready at once), so those loads have been performed by
+ * then, and no write another thread makes after the barrier can reach them.
+ * This holds in the model (model/gt.cc: a fence only waits for the latest
+ * completion of the thread's sends; sends are performed when they issue) and
+ * on hardware alike, where barrier(CLK_LOCAL_MEM_FENCE) needs the fence only
+ * for writes still in flight and for reads that could still see a write made
+ * after the barrier.  A fence of workgroup memory only (not gmem) also
+ * ignores global loads in flight: it does not order global memory.  Barriers
+ * before the fence are passed (they wait for no send).  A fence at the start
+ * of a block stays (the previous one may be in another block). */
+static void drop_idle_fences(blk_t *b)
+{
+	for (size_t i = 0; i < b->ncode; i++) {
+		const inst_t *f = &b->code[i];
+		if (f->op != ZE_OP_SEND || ze_send_msg(f->desc) != ZE_MSG_FENCE || f->pred)
+			continue;
+		/* the point the fence protects */
+		size_t until = i;
+		for (size_t k = i + 1; k < b->ncode; k++) {
+			const inst_t *x = &b->code[k];
+			if (x->op != ZE_OP_SEND) {
+				if (!ze_op_info(x->op))
+					break;
+				continue;
+			}
+			const uint32_t msg = ze_send_msg(x->desc);
+			if (msg == ZE_MSG_BARRIER)
+				until = k;
+			if (msg != ZE_MSG_LOAD && msg != ZE_MSG_SLM_LOAD)
+				break;
+		}
+		int idle = 0;
+		for (size_t j = i; j-- > 0;) {
+			const inst_t *x = &b->code[j];
+			if (x->op != ZE_OP_SEND) {
+				if (!ze_op_info(x->op))
+					break;
+				continue;
+			}
+			const uint32_t msg = ze_send_msg(x->desc);
+			if (msg == ZE_MSG_FENCE) {
+				idle = 1;
+				break;
+			}
+			if (msg == ZE_MSG_BARRIER)
+				continue;
+			if (msg == ZE_MSG_SLM_LOAD || msg == ZE_MSG_LOAD) {
+				if (load_consumed(b, j, until) || (msg == ZE_MSG_LOAD && !f->gmem))
+					continue;
+			}
+			break;
+		}
+		if (!idle)
+			continue;
+		memmove(&b->code[i], &b->code[i + 1], (b->ncode - i - 1) * sizeof(inst_t));
+		b->ncode--;
+		i--;
+	}
+}
+
 /* List scheduling of one block on its dependence graph: among the ready
  * instructions, the one with the longest latency path to the block's end
  * first (ties: program order).  Sends that store, fence, synchronise or end
- * keep their order among all sends. */
+ * keep their order among all sends.  Then fences with nothing to wait for go
+ * (drop_idle_fences). */
 static void schedule_block(spv_ctx_t *c, blk_t *b)
+{
+	list_schedule(c, b);
+	drop_idle_fences(b);
+}
+
+static void list_schedule(spv_ctx_t *c, blk_t *b)
 {
 	const size_t n = b->ncode;
 	if (n < 3 || n > 2000)
@@ -1052,6 +1548,34 @@ static void set_next(spv_ctx_t *c, blk_t *b, uint32_t value, int pred, int inv)
 	spv_emit_to(c, b, &in);
 }
 
+/* The test of a branch's condition, just emitted at the end of b, as a chain
+ * of compares (flag_chains) when the condition is a sel, and or or of this
+ * block. */
+static int branch_chain(spv_ctx_t *c, blk_t *b)
+{
+	const size_t at = b->ncode - 1;
+	const opnd_t v = b->cond;
+	if (!plain_v(v) || !is_bool_test(&b->code[at]))
+		return 0;
+	size_t i = at;
+	while (i-- > 0 && !(b->code[i].d.k == O_V && b->code[i].d.v == v.v))
+		;
+	if (i == SIZE_MAX || (b->code[i].op != ZE_OP_SEL && b->code[i].op != ZE_OP_AND && b->code[i].op != ZE_OP_OR))
+		return 0;
+	uint32_t *defs = calloc(2 * ((size_t)c->nvr + 1), sizeof(uint32_t));
+	if (!defs)
+		return 0;
+	uint32_t *uses = defs + c->nvr + 1;
+	count_defs_uses(c, defs, uses);
+	uses[v.v]--; /* b->cond: read only through this test */
+	struct chain ch;
+	const int ok = chain_for(c, b, at, defs, uses, &ch);
+	free(defs);
+	if (ok)
+		chain_insert(c, b, at, &ch);
+	return ok;
+}
+
 static void terminator_code(spv_ctx_t *c, blk_t *b)
 {
 	switch (b->term) {
@@ -1083,6 +1607,8 @@ static void terminator_code(spv_ctx_t *c, blk_t *b)
 			inst_t cmp = {.op = ZE_OP_CMP, .cmod = ZE_CMOD_NE, .st = ZE_TYPE_UD, .d = o_null(),
 				      .s = {b->cond, o_imm(0)}, .flag_live = 1};
 			spv_emit_to(c, b, &cmp);
+			if (branch_chain(c, b))
+				reuse = 1; /* the bool itself may now be dead */
 		}
 		inst_t s = {.op = ZE_OP_SEL, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .pred = 1, .d = next_reg(c),
 			    .s = {o_imm(t), o_imm(f)}};
@@ -1146,6 +1672,24 @@ static inst_t *out_push(spv_ctx_t *c, const inst_t *in)
 	return &c->out[c->nout++];
 }
 
+/* Whether the only edge leaving loop l is one from block x. */
+static int single_exit(const spv_ctx_t *c, int32_t l, uint32_t x)
+{
+	const uint8_t *in = c->loops[l].in;
+	for (uint32_t r = 0; r < c->nrpo; r++) {
+		const uint32_t bi = c->rpo_list[r];
+		const blk_t *b = &c->blk[bi];
+		if (!in[bi])
+			continue;
+		if (b->term == TERM_RET || b->nsucc == 0)
+			return 0;
+		for (uint32_t s = 0; s < b->nsucc; s++)
+			if (!in[b->succ[s]] && bi != x)
+				return 0;
+	}
+	return 1;
+}
+
 /* The linear code.  Which blocks the active lanes may be headed for (their
  * `next`) is tracked along the order: a block that every active lane is
  * headed for runs without its guard, one that none is headed for is left out,
@@ -1159,7 +1703,7 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 	int32_t *open_if = spv_alloc(c, (c->nloops + 1) * sizeof(int32_t));
 	uint8_t *pend = spv_alloc(c, nb + 1);
 	uint8_t **saved = spv_alloc(c, (c->nloops + 1) * sizeof(uint8_t *));
-	uint32_t npend = 0, max_depth = 0, latch_flag = 0;
+	uint32_t npend = 0, max_depth = 0, latch_flag = 0, latch_after = 0, latch_mov_loc = 0;
 	for (uint32_t l = 0; l < c->nloops; l++)
 		if (c->loops[l].depth > max_depth)
 			max_depth = c->loops[l].depth;
@@ -1209,12 +1753,22 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 					latch_exit = latch_flag == 1 ? mv->s[0].v : sl->s[0].v;
 					latch_mov = ncode - 2;
 					ncode--;
+					/* When the latch's is the loop's only exit, every lane
+					 * active after the `while` left through it: `next` is set
+					 * once there, not in every iteration. */
+					if (single_exit(c, b->loop, it)) {
+						latch_after = latch_exit + 1;
+						latch_mov_loc = mv->loc;
+					}
 				}
 			}
 			for (size_t k = 0; k < ncode; k++) {
 				inst_t x = b->code[k];
-				if (k == latch_mov)
+				if (k == latch_mov) {
+					if (latch_after)
+						continue;
 					x.s[0].v = latch_exit; /* only the leaving lanes' next */
+				}
 				out_push(c, &x);
 			}
 			if (if_at >= 0) {
@@ -1268,6 +1822,12 @@ static void linearize(spv_ctx_t *c, const struct layout *L, const uint8_t *skip)
 			inst_t w = {.op = ZE_OP_WHILE, .pred = 1, .pinv = latch_flag == 2, .target = open[l] + 1};
 			latch_flag = 0;
 			out_push(c, &w);
+			if (latch_after) {
+				inst_t mv = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = next_reg(c),
+					     .s = {o_imm(latch_after - 1)}, .loc = latch_mov_loc};
+				out_push(c, &mv);
+				latch_after = 0;
+			}
 			if (open_if[l] >= 0) {
 				inst_t endif = {.op = ZE_OP_ENDIF, .target = open_if[l]};
 				c->out[open_if[l]].target = (int32_t)c->nout;

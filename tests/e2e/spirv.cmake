@@ -125,3 +125,13 @@ add_test(NAME spirv_lines
     ${SPV_KERNEL_DIR}/saxpy_g.spv ${SPV_KERNEL_SRC}/saxpy.cl
     ${SPV_KERNEL_DIR}/elementwise_g.spv ${SPV_KERNEL_SRC}/elementwise.cl)
 set_tests_properties(spirv_lines PROPERTIES LABELS unit TIMEOUT 120)
+
+# Fences left out before barriers (spv_backend.c, drop_idle_fences): never
+# with a store or a shared-memory read in flight.
+add_test(NAME spirv_fences
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/test_spirv_fences.py
+    --spirv $<TARGET_FILE:zesim-spirv> --dis $<TARGET_FILE:zesim-dis>
+    ${SPV_KERNEL_DIR}/regress.spv ${SPV_KERNEL_DIR}/matmul.spv ${SPV_KERNEL_DIR}/reduce.spv
+    ${SPV_KERNEL_DIR}/scan.spv ${SPV_KERNEL_DIR}/histogram.spv ${SPV_KERNEL_DIR}/ops.spv
+    ${SPV_KERNEL_DIR}/narrow.spv)
+set_tests_properties(spirv_fences PROPERTIES LABELS unit TIMEOUT 120)

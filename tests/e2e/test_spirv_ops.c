@@ -708,6 +708,97 @@ static void math_ptr(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* regress.cl cond_chains, cond_chains2: the kernels' own code, on the host. */
+static uint32_t ref_chains(const uint32_t *a, const float *f, int i, int n, int trips)
+{
+	const int j = i & 7, k = (i >> 3) & 7;
+	const float x = f[i];
+	uint32_t r = 0;
+	for (int t = 0; t < trips; t++) {
+		r = r * 5u + (j < n && k + t < 6 ? a[i + t] : 0u);
+		r = r * 5u + (j > 2 || x < 0.5f ? a[i + t + 1] : 7u);
+		r = r * 5u + (j != 3 && (k & 1) && t != 1 ? a[i + 2] : r & 3u);
+		r = r * 5u + (!(x < 0.5f) && k < 5 ? a[i + t + 3] : 11u);
+	}
+	return r;
+}
+
+static uint32_t ref_chains2(const uint32_t *a, const float *f, int i)
+{
+	const int j = i & 7, k = (i >> 3) & 7;
+	const float x = f[i];
+	const int64_t w = (int64_t)a[i] * 3000000000LL;
+	const uint64_t sh = (uint64_t)a[i + 3] << ((j * 9 + k) & 63);
+	uint32_t r = a[i + 7];
+	r = r * 5u + ((j < 4 && x > 0.25f) || k == 6 ? a[i + 4] : 1u);
+	r = r * 5u + (w > 6000000000LL && j < 6 ? a[i + 5] : 2u);
+	r = r * 5u + (j < 2 || (k > 3 && x != x) ? a[i + 1] : 3u);
+	r = r * 5u + (sh != 0 && k < 7 ? a[i + 2] : 9u);
+	r = r * 5u + ((sh >> 40) == 0 || j == 1 ? a[i + 6] : r);
+	if ((j < 3 && k > 1) || x > 2.0f)
+		r += a[i + 6];
+	if (j > 4 && (w < 9000000000LL || x == x))
+		r ^= 0x55u;
+	return r;
+}
+
+/* Conditions chained into flags, loads starting as the other side's value,
+ * a fence before a barrier with a shared-memory read in flight. */
+static void regress_chains(e2e_t *e, ze_module_handle_t m)
+{
+	const uint32_t n = 256, pad = 16;
+	uint32_t *a = e2e_alloc_shared(e, (n + pad) * 4), *out = e2e_alloc_shared(e, n * 4);
+	float *f = e2e_alloc_shared(e, n * 4);
+	for (uint32_t i = 0; i < n + pad; i++)
+		a[i] = (i * 7919u) % 997u; /* a[i] * 3e9 stays in 64 bits */
+	for (uint32_t i = 0; i < n; i++) {
+		static const float fv[] = {0.0f, 0.25f, 0.5f, 0.75f, 2.0f, 3.0f, -1.0f, NAN, 0.3f, 2.5f, NAN};
+		f[i] = fv[(i * 5u + i / 16u) % (sizeof(fv) / sizeof(fv[0]))];
+	}
+	ze_kernel_handle_t k = e2e_kernel(m, "cond_chains");
+	for (int trips = 0; trips <= 3; trips += 3) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = 0xdeadbeefu;
+		const int32_t nn = 5;
+		const e2e_arg_t args[] = {{8, &out}, {8, &a}, {8, &f}, {4, &nn}, {4, &trips}};
+		spirv_launch(e, k, 32, n, 5, args);
+		for (uint32_t i = 0; i < n; i++) {
+			const uint32_t want = ref_chains(a, f, (int)i, nn, trips);
+			EXPECT(out[i] == want, "cond_chains (trips %d) item %u: 0x%08x, expected 0x%08x", trips, i, out[i],
+			       want);
+		}
+	}
+	CHECK(zeKernelDestroy(k));
+	k = e2e_kernel(m, "cond_chains2");
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = 0xdeadbeefu;
+	const e2e_arg_t args2[] = {{8, &out}, {8, &a}, {8, &f}};
+	spirv_launch(e, k, 32, n, 3, args2);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t want = ref_chains2(a, f, (int)i);
+		EXPECT(out[i] == want, "cond_chains2 item %u: 0x%08x, expected 0x%08x", i, out[i], want);
+	}
+	CHECK(zeKernelDestroy(k));
+	k = e2e_kernel(m, "slm_war");
+	int32_t *in = e2e_alloc_shared(e, n * 4), *o = (int32_t *)out;
+	for (uint32_t i = 0; i < n; i++) {
+		in[i] = (int32_t)((i * 37u) % 101u);
+		o[i] = -7;
+	}
+	const e2e_arg_t args3[] = {{8, &o}, {8, &in}};
+	spirv_launch(e, k, 64, n, 2, args3);
+	for (uint32_t g = 0; g < n; g++) {
+		const uint32_t l = g % 64, base = g - l;
+		const int32_t want = in[base + 63 - l] * 1000 + (int32_t)(((l + 1) & 63) * 3);
+		EXPECT(o[g] == want, "slm_war item %u: %d, expected %d", g, o[g], want);
+	}
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeMemFree(e->ctx, f));
+	CHECK(zeMemFree(e->ctx, out));
+}
+
 /* regress.cl: kernels that once miscompiled. */
 static void regress(e2e_t *e, ze_module_handle_t m)
 {
@@ -816,6 +907,7 @@ int main(int argc, char **argv)
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "regress.spv");
 	regress(&e, m);
+	regress_chains(&e, m);
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "returns.spv");
 	returns(&e, m);
