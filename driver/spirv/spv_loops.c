@@ -8,8 +8,9 @@
  *     UH      : U copies of B's code; c = the last copy's continue test;
  *               c && guard(next phi)    ? UE : X
  *     UE      : phi = next phi          -> UH
- *     X       : values live after the loop; c ? XB : exit
+ *     X       : c ? XB : XE
  *     XB      : phi = next phi          -> B
+ *     XE      : values live after the loop, as the last copy left them -> exit
  *     B, E    : the original loop, now the remainder (and the loop itself
  *               for lanes whose first U iterations do not all continue).
  *
@@ -626,11 +627,12 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		}
 
 	/* ---- the new blocks ---- */
-	uint32_t uhi, uei, xbi, xli;
+	uint32_t uhi, uei, xbi, xli, xei;
 	new_block(c, B->word, &uhi);
 	new_block(c, B->word, &uei);
 	new_block(c, B->word, &xli);
 	new_block(c, B->word, &xbi);
+	new_block(c, B->word, &xei);
 	B = &c->blk[bi];
 	E = &c->blk[ei];
 	u->g0 = &c->blk[g0i];
@@ -726,11 +728,13 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 	parallel_copy(c, &c->blk[xbi], pd, ps, nphi, u);
 	set_targets(c, xbi, TERM_BR, o_null(), bi, 0);
 
-	/* X: the values read after the loop, as the last iteration left them */
+	/* XE (X's exit edge): the values read after the loop, as the last
+	 * iteration left them (on the edge, so that they do not interfere
+	 * with the phis the lanes continuing in B take along) */
 	uint8_t *live_out = spv_alloc(c, nv + 1);
 	for (uint32_t i = 0; i < c->nblk; i++) {
 		const blk_t *b = &c->blk[i];
-		if (!b->reachable || i == bi || i == ei || i == uhi || i == uei || i == xbi || i == xli || i == g0i)
+		if (!b->reachable || i == bi || i == ei || i == uhi || i == uei || i == xbi || i == xli || i == xei || i == g0i)
 			continue;
 		for (size_t j = 0; j < b->ncode; j++) {
 			for (int s = 0; s < 3; s++)
@@ -753,14 +757,13 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 			od[n] = o_v(v);
 			os[n++] = u->cls[v] == V_PHI ? startlast[v] : u->cur[v];
 		}
-		parallel_copy(c, &c->blk[xli], od, os, n, u);
-		for (uint32_t i = 0; i < n; i++)
-			c->blk[xli].code[c->blk[xli].ncode - n + i].phi_copy = 0;
+		parallel_copy(c, &c->blk[xei], od, os, n, u);
 	}
+	set_targets(c, xei, TERM_BR, o_null(), xi, 0);
 	if (cont_true)
-		set_targets(c, xli, TERM_CBR, last_cond, xbi, xi);
+		set_targets(c, xli, TERM_CBR, last_cond, xbi, xei);
 	else
-		set_targets(c, xli, TERM_CBR, last_cond, xi, xbi);
+		set_targets(c, xli, TERM_CBR, last_cond, xei, xbi);
 
 	/* G0: the guard of the first trip */
 	{
