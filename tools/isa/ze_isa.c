@@ -57,12 +57,22 @@ static const struct named_code lat_table[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* op_table's index + 1 by opcode (0: none): ze_op_info is on the compiler's
+ * scheduling path, once per pair of instructions. */
+enum {
+#define ZE_OP(e, code, mnem, opnds, lat, flags) e##_SLOT,
+#include "zs/ze_isa.def"
+#undef ZE_OP
+};
+static const uint8_t op_slot[256] = {
+#define ZE_OP(e, code, mnem, opnds, lat, flags) [code] = e##_SLOT + 1,
+#include "zs/ze_isa.def"
+#undef ZE_OP
+};
+
 const ze_op_info_t *ze_op_info(unsigned opcode)
 {
-	for (size_t i = 0; i < COUNT(op_table); i++)
-		if (op_table[i].opcode == opcode)
-			return &op_table[i];
-	return NULL;
+	return opcode < 256 && op_slot[opcode] ? &op_table[op_slot[opcode] - 1] : NULL;
 }
 
 const ze_op_info_t *ze_op_by_name(const char *mnemonic)
