@@ -266,8 +266,9 @@ void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 void spv_cfg(spv_ctx_t *c);  /* successors, predecessors, reachability, phi-edge splitting, RPO */
 void spv_backend(spv_ctx_t *c, zm_kernel_t *k);
 
-/* spv_loops.c: counted single-block loops run UNROLL iterations per trip
- * (before vector_loads and scheduling); returns the loops unrolled. */
+/* spv_loops.c: single-block loops: invariant arithmetic hoisted, counted
+ * loops unrolled, global loads one iteration ahead (before vector_loads and
+ * scheduling); returns the loops changed. */
 int spv_unroll_loops(spv_ctx_t *c);
 
 /* IR helpers shared by both */

@@ -1,4 +1,7 @@
-/* Loop unrolling in the SPIR-V back end (README.md, "SPIR-V front end").
+/* Loop optimisation in the SPIR-V back end (README.md, "SPIR-V front end"):
+ * loop-invariant arithmetic computed before the loop (hoist_invariants),
+ * counted loops unrolled (unroll_loop, below), global loads of other loops
+ * issued one iteration ahead (pipeline_loop).
  *
  * A counted loop made of one block B (after merge_blocks) and its back edge
  * block E (the phi copies), whose exit test compares an induction variable
@@ -404,6 +407,48 @@ static uint8_t inverse(uint8_t cmod)
 	}
 }
 
+/* ---- the loops looked at ------------------------------------------------------------- */
+
+struct shape {
+	uint32_t ei, xi, pi; /* the back edge block, the exit target, the entering predecessor */
+	int cont_true;       /* B's branch continues on true */
+};
+
+/* A loop of one block B: a two-way branch to its back edge block E (only
+ * B's phi copies, back to B) and to an exit; entered from one other block. */
+static int loop_shape(const spv_ctx_t *c, uint32_t bi, struct shape *sh)
+{
+	const blk_t *B = &c->blk[bi];
+	if (!B->reachable || B->rpo < 0 || B->term != TERM_CBR || B->ntarg != 2 || B->npred != 2 || B->cond.k != O_V ||
+	    B->cond_hi.k != O_NULL)
+		return 0;
+	sh->ei = UINT32_MAX;
+	for (uint32_t t = 0; t < 2; t++) {
+		const blk_t *E = &c->blk[B->targ[t]];
+		if (B->targ[t] != bi && E->term == TERM_BR && E->npred == 1 && E->pred[0] == bi && E->nsucc == 1 &&
+		    E->succ[0] == bi && sh->ei == UINT32_MAX) {
+			sh->ei = B->targ[t];
+			sh->cont_true = t == 0;
+		}
+	}
+	if (sh->ei == UINT32_MAX || !c->blk[sh->ei].ncode)
+		return 0;
+	sh->xi = B->targ[sh->cont_true ? 1 : 0];
+	if (sh->xi == bi || sh->xi == sh->ei || (B->pred[0] != sh->ei && B->pred[1] != sh->ei))
+		return 0;
+	sh->pi = B->pred[0] == sh->ei ? B->pred[1] : B->pred[0];
+	return 1;
+}
+
+/* P enters `to` instead of B. */
+static void retarget(spv_ctx_t *c, uint32_t pi, uint32_t bi, uint32_t to)
+{
+	blk_t *P = &c->blk[pi];
+	for (uint32_t t = 0; t < P->ntarg; t++)
+		if (P->targ[t] == bi)
+			P->targ[t] = to;
+}
+
 /* ---- one loop ------------------------------------------------------------------------- */
 
 static int is_sync_send(const inst_t *in)
@@ -450,30 +495,13 @@ static void parallel_copy(spv_ctx_t *c, blk_t *b, const opnd_t *dst, opnd_t *src
 
 static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 {
+	struct shape sh;
+	if (!loop_shape(c, bi, &sh) || c->blk[bi].ncode > UNROLL_MAX_CODE)
+		return 0;
 	blk_t *B = &c->blk[bi];
-	if (B->term != TERM_CBR || B->ntarg != 2 || B->npred != 2 || B->ncode > UNROLL_MAX_CODE || B->cond.k != O_V)
-		return 0;
-	uint32_t ei = UINT32_MAX, xi = UINT32_MAX;
-	int cont_true = 0;
-	for (uint32_t t = 0; t < 2; t++) {
-		const blk_t *E = &c->blk[B->targ[t]];
-		if (B->targ[t] != bi && E->term == TERM_BR && E->npred == 1 && E->pred[0] == bi && E->nsucc == 1 &&
-		    E->succ[0] == bi && ei == UINT32_MAX) {
-			ei = B->targ[t];
-			cont_true = t == 0;
-		}
-	}
-	if (ei == UINT32_MAX)
-		return 0;
-	xi = B->targ[cont_true ? 1 : 0];
-	if (xi == bi || xi == ei)
-		return 0;
-	const uint32_t pi = B->pred[0] == ei ? B->pred[1] : B->pred[0];
-	if (B->pred[0] != ei && B->pred[1] != ei)
-		return 0;
+	const uint32_t ei = sh.ei, xi = sh.xi, pi = sh.pi;
+	const int cont_true = sh.cont_true;
 	const blk_t *E = &c->blk[ei];
-	if (!E->ncode)
-		return 0;
 
 	const uint32_t nv = c->nvr;
 	struct unroll U = {.c = c, .nv = nv, .bi = bi, .ei = ei, .xi = xi};
@@ -770,11 +798,7 @@ static int unroll_loop(spv_ctx_t *c, uint32_t bi)
 		opnd_t g = guard(c, &c->blk[g0i], &k, o_v(k.iv), lim);
 		set_targets(c, g0i, TERM_CBR, g, uhi, bi);
 	}
-	/* P enters G0 instead of B */
-	blk_t *P = &c->blk[pi];
-	for (uint32_t t = 0; t < P->ntarg; t++)
-		if (P->targ[t] == bi)
-			P->targ[t] = g0i;
+	retarget(c, pi, bi, g0i);
 	rebuild_cfg(c);
 	return 1;
 
@@ -801,25 +825,12 @@ undo:
  * the back edge's copies, not by the exit test). */
 static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 {
+	struct shape sh;
+	if (!loop_shape(c, bi, &sh) || c->blk[bi].ncode > 400)
+		return 0;
 	blk_t *B = &c->blk[bi];
-	if (B->term != TERM_CBR || B->ntarg != 2 || B->npred != 2 || B->cond.k != O_V || B->cond_hi.k != O_NULL ||
-	    B->ncode > 400)
-		return 0;
-	uint32_t ei = UINT32_MAX;
-	int cont_true = 0;
-	for (uint32_t t = 0; t < 2; t++) {
-		const blk_t *E = &c->blk[B->targ[t]];
-		if (B->targ[t] != bi && E->term == TERM_BR && E->npred == 1 && E->pred[0] == bi && E->nsucc == 1 &&
-		    E->succ[0] == bi && ei == UINT32_MAX) {
-			ei = B->targ[t];
-			cont_true = t == 0;
-		}
-	}
-	if (ei == UINT32_MAX || B->targ[cont_true ? 1 : 0] == bi)
-		return 0;
-	if (B->pred[0] != ei && B->pred[1] != ei)
-		return 0;
-	const uint32_t pi = B->pred[0] == ei ? B->pred[1] : B->pred[0];
+	const uint32_t ei = sh.ei, pi = sh.pi;
+	const int cont_true = sh.cont_true;
 	const blk_t *E = &c->blk[ei];
 	const uint32_t nv = c->nvr;
 	uint8_t *cls = spv_alloc(c, nv + 1);
@@ -1085,11 +1096,85 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 	}
 	if (last_barrier < n)
 		spv_emit_to(c, B, &old[last_barrier]);
-	/* P enters G */
-	blk_t *P = &c->blk[pi];
-	for (uint32_t t = 0; t < P->ntarg; t++)
-		if (P->targ[t] == bi)
-			P->targ[t] = gi;
+	retarget(c, pi, bi, gi);
+	rebuild_cfg(c);
+	return 1;
+}
+
+/* ---- loop-invariant code ------------------------------------------------------------------ */
+
+static int pure_op(uint8_t op)
+{
+	switch (op) {
+	case ZE_OP_MOV: case ZE_OP_NOT: case ZE_OP_AND: case ZE_OP_OR: case ZE_OP_XOR: case ZE_OP_SHL:
+	case ZE_OP_SHR: case ZE_OP_ASR: case ZE_OP_ADD: case ZE_OP_MUL: case ZE_OP_MAD: case ZE_OP_MIN:
+	case ZE_OP_MAX: case ZE_OP_INV: case ZE_OP_SQRT: case ZE_OP_EXP: case ZE_OP_LOG:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Arithmetic of a single-block loop whose operands do not change in the loop
+ * (a divisor's reciprocal, a row's base address, a constant moved into a
+ * register) moves to a new block H before it, in order: computed once
+ * instead of once per iteration.  Only plain unpredicated instructions that
+ * set no flag, writing a value written nowhere else in the loop and not read
+ * in it before (B runs at least once after H, and nothing in B reads the
+ * value before the place it used to be computed). */
+static int hoist_invariants(spv_ctx_t *c, uint32_t bi)
+{
+	struct shape sh;
+	if (!loop_shape(c, bi, &sh))
+		return 0;
+	const blk_t *B = &c->blk[bi], *E = &c->blk[sh.ei];
+	const uint32_t nv = c->nvr;
+	uint8_t *cls = spv_alloc(c, nv + 1);
+	uint32_t *ndef = spv_alloc(c, (nv + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < E->ncode; i++)
+		if (E->code[i].d.k == O_V)
+			cls[E->code[i].d.v] = V_PHI;
+	for (size_t i = 0; i < B->ncode; i++)
+		if (B->code[i].d.k == O_V) {
+			cls[B->code[i].d.v] = cls[B->code[i].d.v] ? cls[B->code[i].d.v] : V_DEF;
+			ndef[B->code[i].d.v]++;
+		}
+	uint8_t *read = spv_alloc(c, nv + 1), *out = spv_alloc(c, B->ncode + 1);
+	size_t nout = 0;
+	for (size_t i = 0; i < B->ncode; i++) {
+		const inst_t *in = &B->code[i];
+		int ok = pure_op(in->op) && !in->pred && !in->cmod && in->d.k == O_V && !in->d.sub && cls[in->d.v] == V_DEF &&
+			 ndef[in->d.v] == 1 && !read[in->d.v] && c->vr[in->d.v].size == 1;
+		for (int k = 0; k < 3 && ok; k++) {
+			const opnd_t o = in->s[k];
+			if (o.k == O_V && (o.v >= nv || cls[o.v] != V_OUT))
+				ok = 0;
+		}
+		for (int k = 0; k < 3; k++)
+			if (in->s[k].k == O_V && in->s[k].v < nv)
+				read[in->s[k].v] = 1;
+		if (ok) {
+			out[i] = 1;
+			nout++;
+			cls[in->d.v] = V_OUT; /* invariant from here on */
+		}
+	}
+	if (!nout)
+		return 0;
+	uint32_t hi;
+	new_block(c, c->blk[bi].word, &hi);
+	blk_t *H = &c->blk[hi];
+	blk_t *b = &c->blk[bi];
+	size_t m = 0;
+	for (size_t i = 0; i < b->ncode; i++) {
+		if (out[i])
+			spv_emit_to(c, H, &b->code[i]);
+		else
+			b->code[m++] = b->code[i];
+	}
+	b->ncode = m;
+	set_targets(c, hi, TERM_BR, o_null(), bi, 0);
+	retarget(c, sh.pi, bi, hi);
 	rebuild_cfg(c);
 	return 1;
 }
@@ -1102,6 +1187,7 @@ int spv_unroll_loops(spv_ctx_t *c)
 	const uint32_t nblk = c->nblk;
 	for (uint32_t i = 0; i < nblk; i++)
 		if (c->blk[i].reachable && c->blk[i].rpo >= 0) {
+			n += hoist_invariants(c, i);
 			const int u = unroll_loop(c, i);
 			n += u ? u : pipeline_loop(c, i);
 		}

@@ -44,7 +44,7 @@ e2e_test(spirv_link spirv_link ${SPV_KERNEL_DIR})
 # Application kernels (test_spirv_corpus.c), each on several sizes; the
 # long-running loop also in a large configuration, label `long` only (about
 # 30 s: `ctest -L long`, or left out with `-LE long`).
-foreach(k matmul scan iterate black_scholes)
+foreach(k matmul scan iterate black_scholes invariant)
   e2e_test(spirv_${k} spirv_corpus ${k} ${SPV_KERNEL_DIR}/${k}.spv)
 endforeach()
 add_test(NAME e2e_spirv_iterate_long COMMAND ${E2E_RUN} $<TARGET_FILE:e2e_spirv_corpus> iterate
@@ -71,6 +71,7 @@ target_compile_definitions(e2e_spirv_loops PRIVATE _GNU_SOURCE)
 target_link_libraries(e2e_spirv_loops PRIVATE ${ZE_LOADER_LIB} Threads::Threads)
 add_dependencies(e2e_spirv_loops ${E2E_STACK} spirv_kernels)
 e2e_test(spirv_loops spirv_loops ${SPV_LOOPS_DIR})
+e2e_test(spirv_loops_pipe spirv_loops ${SPV_LOOPS_PIPE_DIR})
 
 # The reader and front end on hand-made modules, and every test module
 # mutated at random (no crash, always a result or a message); the second run
@@ -135,3 +136,12 @@ add_test(NAME spirv_fences
     ${SPV_KERNEL_DIR}/scan.spv ${SPV_KERNEL_DIR}/histogram.spv ${SPV_KERNEL_DIR}/ops.spv
     ${SPV_KERNEL_DIR}/narrow.spv)
 set_tests_properties(spirv_fences PROPERTIES LABELS unit TIMEOUT 120)
+
+# The loop optimisations (spv_loops.c) take place: unrolled naive matmul, the
+# tiled one's next tiles loaded ahead, reciprocals of loop-invariant divisors
+# computed before the loop; plain loops with -fno-unroll-loops.
+add_test(NAME spirv_loop_code
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/test_spirv_loop_code.py
+    --spirv $<TARGET_FILE:zesim-spirv> --dis $<TARGET_FILE:zesim-dis>
+    ${SPV_KERNEL_DIR}/matmul.spv ${SPV_KERNEL_DIR}/invariant.spv)
+set_tests_properties(spirv_loop_code PROPERTIES LABELS unit TIMEOUT 120)

@@ -320,6 +320,60 @@ static void test_black_scholes(e2e_t *e, const char *path)
 	note("black_scholes: 4025 options within the bound; worst error %.2e of s + x", worst);
 }
 
+/* ---- invariant ----------------------------------------------------------------- */
+
+/* invariant.cl on 256 work items (groups of 64), each with its own trip count
+ * (in[g] % 41), against the same loops on the host; OpenCL's float division
+ * is x * (1 / s), the reciprocal correctly rounded (docs/isa.md). */
+static void test_invariant(e2e_t *e, const char *path)
+{
+	enum { N = 256 };
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t ku = e2e_kernel(m, "invariant_udiv"), kf = e2e_kernel(m, "invariant_fdiv");
+	uint32_t *in = e2e_alloc_shared(e, N * 4), *out = e2e_alloc_shared(e, N * 4);
+	float *fin = e2e_alloc_shared(e, N * 4), *fout = e2e_alloc_shared(e, N * 4);
+	uint32_t seed = 77;
+	const uint32_t divisors[] = {1, 3, 7, 41, 1000, 65537, 0x7fffffffu, 0xfffffffbu};
+	for (size_t t = 0; t < sizeof(divisors) / sizeof(divisors[0]); t++) {
+		for (uint32_t i = 0; i < N; i++) {
+			in[i] = e2e_rand(&seed) ^ (t & 1 ? 0x80000000u : 0);
+			fin[i] = rand_float(&seed, -100.0f, 100.0f);
+		}
+		uint32_t d = divisors[t], row = e2e_rand(&seed);
+		float s = rand_float(&seed, 0.25f, 9.0f) * (t & 1 ? -1.0f : 1.0f);
+		const e2e_arg_t ua[] = {{8, &out}, {8, &in}, {4, &d}, {4, &row}};
+		e2e_set_args(ku, 4, ua);
+		launch(e, ku, 64, 1, N / 64, 1);
+		for (uint32_t g = 0; g < N; g++) {
+			uint32_t acc = 0, trips = in[g] % 41u;
+			for (uint32_t i = 0; i < trips; i++)
+				acc += (in[(g + i) & 255u] + row * 7u) / d + i % d;
+			EXPECT(out[g] == acc, "invariant_udiv d=%u: out[%u] = %u, expected %u (%u trips)", d, g, out[g], acc,
+			       trips);
+		}
+		const e2e_arg_t fa[] = {{8, &fout}, {8, &fin}, {8, &in}, {4, &s}};
+		e2e_set_args(kf, 4, fa);
+		launch(e, kf, 64, 1, N / 64, 1);
+		const float r = 1.0f / s;
+		for (uint32_t g = 0; g < N; g++) {
+			float acc = 0.0f;
+			const uint32_t trips = in[g] % 41u;
+			for (uint32_t i = 0; i < trips; i++)
+				acc = acc * 0.5f + fin[(g + i) & 255u] * r;
+			EXPECT(float_bits(fout[g]) == float_bits(acc), "invariant_fdiv s=%a: out[%u] = %a, expected %a", (double)s,
+			       g, (double)fout[g], (double)acc);
+		}
+	}
+	CHECK(zeMemFree(e->ctx, in));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, fin));
+	CHECK(zeMemFree(e->ctx, fout));
+	CHECK(zeKernelDestroy(ku));
+	CHECK(zeKernelDestroy(kf));
+	CHECK(zeModuleDestroy(m));
+	note("invariant: udiv and fdiv by kernel arguments in loops, 8 divisors x 256 work items, exact");
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc == 3 || (argc == 4 && strcmp(argv[3], "long") == 0),
@@ -335,6 +389,8 @@ int main(int argc, char **argv)
 		test_iterate(&e, path, argc == 4);
 	else if (strcmp(which, "black_scholes") == 0)
 		test_black_scholes(&e, path);
+	else if (strcmp(which, "invariant") == 0)
+		test_invariant(&e, path);
 	else
 		EXPECT(0, "unknown kernel %s", which);
 	e2e_fini(&e);

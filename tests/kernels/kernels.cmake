@@ -62,7 +62,7 @@ foreach(k link_main link_lib link_lib2 link_bad)
 endforeach()
 spv_kernel(link_main_scale link_main -DONLY_SCALE)
 # Application kernels (tests/e2e/test_spirv_corpus.c, bench/compile.py).
-foreach(k matmul scan iterate black_scholes)
+foreach(k matmul scan iterate black_scholes invariant)
   spv_kernel(${k} ${k})
 endforeach()
 # What the front end refuses, each as a module of its own.
@@ -152,6 +152,20 @@ add_custom_command(OUTPUT ${outputs}
     --clang ${ZESIM_CLANG14} --llvm-spirv ${ZESIM_LLVM_SPIRV} --spirv-val ${ZESIM_SPIRV_VAL}
   DEPENDS ${SPV_KERNEL_SRC}/gen_loops.py
   COMMENT "Generating counted-loop kernels (seed ${SPV_LOOPS_SEED})"
+  VERBATIM)
+set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${outputs})
+
+# The same for the loops that run global loads one iteration ahead (gen_loops.py
+# --pipe: barrier loops staging tiles in local memory, loops too large to
+# unroll or not counted), on 4 work groups.
+set(SPV_LOOPS_PIPE_DIR ${SPV_KERNEL_DIR}/loops_pipe)
+set(outputs ${SPV_LOOPS_PIPE_DIR}/loops.ref ${SPV_LOOPS_PIPE_DIR}/loops_0.spv ${SPV_LOOPS_PIPE_DIR}/loops_1.spv)
+add_custom_command(OUTPUT ${outputs}
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/gen_loops.py --pipe --out ${SPV_LOOPS_PIPE_DIR}
+    --seed ${SPV_LOOPS_SEED} --modules 2 --kernels 12 --items 256 --cc ${CMAKE_C_COMPILER}
+    --clang ${ZESIM_CLANG14} --llvm-spirv ${ZESIM_LLVM_SPIRV} --spirv-val ${ZESIM_SPIRV_VAL}
+  DEPENDS ${SPV_KERNEL_SRC}/gen_loops.py
+  COMMENT "Generating pipelined-loop kernels (seed ${SPV_LOOPS_SEED})"
   VERBATIM)
 set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${outputs})
 
