@@ -8,6 +8,10 @@
  *
  *     test_spirv_loops DIR
  *
+ * The same program runs gen_loops.py --pipe's corpus (e2e_spirv_loops_pipe: loops whose
+ * global loads run one iteration ahead, work-group loops with barriers among them, on
+ * several work groups; their host reference runs a group's lanes phase by phase).
+ *
  * Other seeds: see the usage comment of tests/kernels/gen_loops.py.  LOOPS_TRACE=1 names
  * each kernel on stderr before it runs (a kernel that never ends); LOOPS_BUILD=FLAGS runs
  * only the build with those flags ("" or "-fno-unroll-loops"). */

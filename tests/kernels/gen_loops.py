@@ -31,8 +31,12 @@ what makes a loop large (x % c by a constant expands to about 50 instructions; l
 more than 60 are not unrolled) and mostly read starts and bounds into locals before the
 loop (a bound loaded in the test is reloaded after the stores: not loop-invariant).
 
+--pipe writes loops for pipeline_loop instead (global loads one iteration ahead; see
+PipeGen below): work-group loops with barriers, and loops too large to unroll or with an
+exit test that is not counted, on --items 256 (4 work groups) in tests/kernels/kernels.cmake.
+
 Usage:
-    gen_loops.py --out DIR [--seed N] [--modules M] [--kernels K] [--items N]
+    gen_loops.py --out DIR [--seed N] [--modules M] [--kernels K] [--items N] [--pipe]
                  [--cc CC] [--check] [--clang C] [--llvm-spirv L] [--spirv-val V]
 
 Other seeds by hand:
@@ -479,12 +483,14 @@ typedef unsigned int uint;
 #define global
 static uint cur_gid;
 static uint get_global_id(int d) { (void)d; return cur_gid; }
+static uint get_local_id(int d) { (void)d; return cur_gid %% 64u; }
+static uint get_group_id(int d) { (void)d; return cur_gid / 64u; }
 static uint as_uint(float f) { uint u; memcpy(&u, &f, 4); return u; }
 '''
 
 
 def generate(args):
-    gen = Gen(args.seed, args.items)
+    gen = PipeGen(args.seed, args.items) if args.pipe else Gen(args.seed, args.items)
     os.makedirs(args.out, exist_ok=True)
     kernels = []  # (module, name, body, args, x, buf, text)
     replaced = 0
@@ -515,16 +521,16 @@ def generate(args):
     # the host reference
     items = args.items
     host = HOST_PRELUDE % args.seed
-    for _, name, body, kargs, x, buf, text in kernels:
-        host += '\n' + text
+    for k in kernels:
+        host += '\n' + k[7]
     host += '\nstatic int in_[%d], buf_[%d];\nstatic uint out_[%d];\n' % (items * NIN, items * NBUF, items * NOUT)
     host += 'struct k { void (*f)(const int *, int *, uint *, int, int, uint, uint); int a0, a1; uint a2, a3;\n' \
             '\tconst int *x, *b; };\n'
-    for idx, (_, name, body, kargs, x, buf, text) in enumerate(kernels):
+    for idx, (_, name, body, kargs, x, buf, text, _h) in enumerate(kernels):
         host += 'static const int x%d[] = {%s};\n' % (idx, ','.join(str(v) for row in x for v in row))
         host += 'static const int b%d[] = {%s};\n' % (idx, ','.join(str(v) for row in buf for v in row))
     host += 'static const struct k ks[] = {\n'
-    for idx, (_, name, body, kargs, x, buf, text) in enumerate(kernels):
+    for idx, (_, name, body, kargs, x, buf, text, _h) in enumerate(kernels):
         host += '\t{%s, %s, %s, %s, %s, x%d, b%d},\n' % (name, c_lit('int', to_word('int', kargs[0])),
                                                      c_lit('int', to_word('int', kargs[1])),
                                                      c_lit('uint', kargs[2] & UINT_MAX),
@@ -575,7 +581,7 @@ int main(void)
     for m in range(args.modules):
         ks = [k for k in kernels if k[0] == m]
         ref.append('module loops_%d %d' % (m, len(ks)))
-        for _, name, body, kargs, x, buf, text in ks:
+        for _, name, body, kargs, x, buf, text, _h in ks:
             idx = kernels.index(next(k for k in kernels if k[1] == name))
             ref.append('kernel %s %s' % (name, ' '.join('%d' % (v & UINT_MAX) for v in kargs)))
             ref.append('src ' + ' '.join(l.strip() for l in body))
@@ -591,9 +597,12 @@ int main(void)
 
 
 def make_kernel(gen, m, name):
+    if isinstance(gen, PipeGen):
+        body, kargs, x, buf, text, htext = gen.kernel(name)
+        return (m, name, body, kargs, x, buf, text, htext)
     body, kargs, x, buf = gen.kernel(name)
     text = 'kernel void %s(%s)\n{\n%s%s}\n' % (name, KPARAMS, HEAD, ''.join('\t%s\n' % l for l in body))
-    return (m, name, body, kargs, x, buf, text)
+    return (m, name, body, kargs, x, buf, text, text)
 
 
 def to_spirv(args, src, base, quiet):
@@ -615,6 +624,402 @@ def to_spirv(args, src, base, quiet):
     return True
 
 
+# ---- loops for pipeline_loop (--pipe) ------------------------------------------------------
+#
+# Single-block loops that are not unrolled and read global memory one iteration
+# ahead (spv_loops.c, pipeline_loop): work-group loops with barriers that stage
+# global values (tiles, `c ? a[idx] : 0` with per-lane edges) in __local arrays
+# and read them back, and per-item loops too large to unroll or with an exit
+# test that is not counted.  Some are not to be pipelined (global stores with
+# barrier(CLK_GLOBAL_MEM_FENCE) that other lanes' loads must see, loaded values
+# read after the loop or by the exit test): their results must be right too.
+# A work-group kernel's host reference runs the group's lanes phase by phase
+# (between barriers), the per-lane variables in arrays: `$v` in the statement
+# templates is `v` on the device and `v[l]` on the host.
+
+import re as _re
+
+GROUP_SIZE = 64
+LANE_VARS = ['acc', 'u1', 'k', 'last', 'lim', 'lim2', 'sh']  # uint per lane
+LANE_FVARS = ['fa', 'fb']                                   # float per lane
+
+
+def dev_text(s):
+    return _re.sub(r'\$(\w+)', r'\1', s)
+
+
+def host_text(s):
+    return _re.sub(r'\$(\w+)', r'\1[l]', s)
+
+
+class PipeGen:
+    def __init__(self, seed, items):
+        self.r = random.Random(seed * 7919 + 17)
+        self.items = items
+
+    def inputs(self):
+        r = self.r
+        x = [[r.choice([r.randint(-100, 100), r.randint(0, 20), r.getrandbits(32) - (1 << 31)])
+              for _ in range(NIN)] for _ in range(self.items)]
+        buf = [[r.randint(-1000, 1000) if r.random() < 0.8 else r.getrandbits(32) - (1 << 31)
+                for _ in range(NBUF)] for _ in range(self.items)]
+        args = [r.randint(-3, 9), r.randint(-3, 9), r.randint(0, 9), r.randint(0, 70)]
+        return x, buf, args
+
+    def kernel(self, name):
+        """(body lines, args, x, buf, text, whole-group host?)"""
+        while True:
+            got = self.wg_kernel(name) if self.r.random() < 0.6 else self.item_kernel(name)
+            if got:
+                return got
+
+    # -- address expressions of global loads -------------------------------------------------
+
+    def gaddr(self, iv, lane):
+        """An index into in[] (the group's 64 x NIN words), from iv and lane: in bounds
+        for iv in -3..40."""
+        r = self.r
+        t = r.choice([1, 2, 4, 8, 16, 64])
+        c = r.randint(0, 7)
+        shapes = [
+            'gb + (uint)((%s + 3) * %d) + %s' % (iv, t, lane),                       # a tile row: k0 + lx
+            'gb + %s * %du + (uint)(%s + 3)' % (lane, NIN, iv),                     # column k0 of the lane's row
+            'gb + ((%s + %du) & 63u) * %du + ((uint)(%s + %d) & 31u)' % (lane, c, NIN, iv, c),
+            'gb + (uint)(%s + 3) * %du + ((%s * 5u) & 63u)' % (iv, NIN, lane),
+            'gb + (((uint)(%s + 3) * %du + %s) & 4095u)' % (iv, r.choice([3, 7, 40, 67]), lane),
+        ]
+        return r.choice(shapes)
+
+    def pred(self, iv, lane):
+        r = self.r
+        return r.choice([
+            '(uint)((%s + 3) * 8) + %s < $lim' % (iv, lane),
+            '%s < $lim' % lane,
+            '%s + 3 < a0 + (int)(%s & 7u)' % (iv, lane),
+            '(uint)(%s + 3) < $lim2' % iv,
+            '((uint)%s ^ %s) & 1u' % (iv, lane),
+            '$lim2 > %s' % lane,
+        ])
+
+    # -- work-group loops with barriers --------------------------------------------------------
+
+    def wg_kernel(self, name):
+        r = self.r
+        items = self.items
+        ngrp = items // GROUP_SIZE
+        x, buf, args = self.inputs()
+        variant = r.choice(['tile', 'tile', 'tile', 'dbuf', 'gstore', 'prestore'])
+        fence = 'CLK_LOCAL_MEM_FENCE'
+        if variant == 'gstore':
+            fence = r.choice(['CLK_GLOBAL_MEM_FENCE', 'CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE'])
+        elif r.random() < 0.1:
+            fence = 'CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE'
+        # the loop: uniform in the group
+        step = r.choice([1, 1, 1, 2, 3])
+        form = r.choice(['for', 'for', 'while', 'do'])
+        op = r.choice(['<', '<', '<='] + (['!='] if step == 1 else []))
+        st_src = r.choice(['lit', 'arg', 'grp', 'data'])
+        n_src = r.choice(['data', 'data', 'data_test', 'arg_grp'])
+        st_lit = r.randint(-3, 4)
+        if st_src == 'lit':
+            st_expr, sts = '%d' % st_lit if st_lit >= 0 else '(%d)' % st_lit, [st_lit] * ngrp
+        elif st_src == 'arg':
+            args[1] = st_lit
+            st_expr, sts = 'a1', [st_lit] * ngrp
+        elif st_src == 'grp':
+            st_expr, sts = '(int)(grp & 1u) - 1', [(gq & 1) - 1 for gq in range(ngrp)]
+        else:
+            sts = [r.randint(-3, 4) for _ in range(ngrp)]
+            for gq in range(ngrp):
+                x[gq * GROUP_SIZE][45] = sts[gq]
+            st_expr = 'xg[45]'
+        ns = []
+        for gq in range(ngrp):
+            trip = r.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) if form != 'do' else r.randint(1, 9)
+            last_i = sts[gq] + (trip - 1) * step
+            if op == '!=':
+                ns.append(sts[gq] + trip * step)
+            elif op == '<':
+                ns.append(last_i + r.randint(1, step) if trip else sts[gq] - r.randint(0, 2))
+            else:
+                ns.append(last_i + r.randint(0, step - 1) if trip else sts[gq] - r.randint(1, 3))
+        if n_src == 'arg_grp':
+            # n = a0 + (grp & 3): per group through the group id
+            base = ns[0]
+            ns = [base + (gq & 3) for gq in range(ngrp)]
+            args[0] = base
+            n_expr = '(a0 + (int)(grp & 3u))'
+            if op == '!=' and any(n < s for n, s in zip(ns, sts)):
+                return None
+        else:
+            for gq in range(ngrp):
+                x[gq * GROUP_SIZE][44] = ns[gq]
+            n_expr = 'xg[44]'
+        # simulate: trip counts, and i stays in -3..40
+        for gq in range(ngrp):
+            i, t = sts[gq], 0
+            cmp = CMP[op]
+            if form == 'do':
+                while True:
+                    t += 1
+                    i += step
+                    if not cmp(i, ns[gq]) or t > 12:
+                        break
+            else:
+                while cmp(i, ns[gq]) and t <= 12:
+                    t += 1
+                    i += step
+            if t > 12 or i > 40:
+                return None
+        if form == 'do' and op == '!=':
+            return None
+        # per-lane limits: edges that diverge
+        for it in range(items):
+            x[it][46] = r.choice([r.randint(0, 80), r.randint(0, 64), 64, 0, r.randint(0, 3000)])
+            x[it][47] = r.randint(0, 12)
+        pre = ['$acc = (uint)x[60];', '$u1 = (uint)x[61];', '$k = 0u;', '$last = 7u;',
+               '$lim = (uint)x[46];', '$lim2 = (uint)x[47];', '$sh = 0u;',
+               '$fa = (float)x[62] * 0.125f;', '$fb = 1.0f;']
+        if variant == 'prestore':
+            pre.append('b[%d] = (int)((uint)x[%d] * 3u + l);' % (r.randint(0, 63), r.randint(0, 43)))
+            pre.append('BARRIER(CLK_GLOBAL_MEM_FENCE)')
+        ph0, ph1 = [], []
+        nl = r.choice([1, 1, 2, 2, 3])
+        lsz = 128 if variant == 'dbuf' else 64
+        slot = '((uint)(i & 1) * 64u + (%s))' if variant == 'dbuf' else '(%s)'
+        arrays = ['ls', 'lf', 'lt'][:nl]
+        for a in arrays:
+            wslot = slot % r.choice(['l', 'l', '(l * 5u) & 63u', '63u - l'])
+            src = self.gaddr('i', 'l')
+            kind = r.choice(['pred', 'pred', 'plain', 'both'] + (['buf'] if variant != 'gstore' else []))
+            if variant == 'prestore' and r.random() < 0.6:
+                kind = 'buf'
+            if kind == 'pred':
+                v = '(%s) ? in[%s] : 0' % (self.pred('i', 'l'), src)
+            elif kind == 'plain':
+                v = 'in[%s]' % src
+            elif kind == 'both':
+                v = '(int)((uint)((%s) ? in[%s] : 0) + (uint)in[%s])' % (self.pred('i', 'l'), src, self.gaddr('i', 'l'))
+            else:
+                bsrc = 'bg + ((l + %du) & 63u) * %du + ((uint)(i + 3) & 63u)' % (r.randint(0, 63), NBUF)
+                if r.random() < 0.5:
+                    v = '(%s) ? buf[%s] : 1' % (self.pred('i', 'l'), bsrc)
+                else:
+                    v = 'buf[%s]' % bsrc
+            if a == 'lf':
+                ph0.append('lf[%s] = (float)(%s) * 0.5f;' % (wslot, v))
+            else:
+                ph0.append('%s[%s] = %s;' % (a, wslot, v))
+        if variant == 'gstore':
+            # each lane stores to its own buffer words; the loop reads the neighbours' after a barrier
+            ph0.append('b[(uint)(i + 3) & 63u] = (int)($acc + (uint)i);')
+        # what the lanes do with the staged values
+        rd = lambda: slot % ('(l + %du) & 63u' % r.randint(0, 63))
+        cons = []
+        for _ in range(r.randint(2, 5)):
+            a = r.choice(arrays)
+            if a == 'lf':
+                cons.append(r.choice([
+                    '$fa = $fa * 0.5f + lf[%s] * lf[%s];' % (rd(), rd()),
+                    '$fb = $fb + lf[%s];' % rd(),
+                    'for (int j = 0; j < 4; j++) $fa = $fa + lf[%s] * lf[%s];'
+                    % (rd(), slot % '(l + (uint)j * 8u) & 63u'),
+                ]))
+            else:
+                cons.append(r.choice([
+                    '$acc = $acc * 3u + (uint)%s[%s];' % (a, rd()),
+                    '$u1 ^= (uint)%s[%s] + (uint)i;' % (a, rd()),
+                    '$last = (uint)%s[%s];' % (a, rd()),
+                    'for (int j = 0; j < 8; j++) $acc += (uint)%s[%s] * (uint)(j + 1);'
+                    % (a, slot % '(l + (uint)j * 8u) & 63u'),
+                    '$sh = $sh > (uint)%s[%s] ? $sh : (uint)%s[%s];' % (a, rd(), a, rd()),
+                ]))
+        cons.append('$k++;')
+        if variant == 'gstore':
+            cons.append('$u1 += (uint)buf[bg + ((l + %du) & 63u) * %du + ((uint)(i + 3) & 63u)];'
+                        % (r.randint(1, 63), NBUF))
+        if r.random() < 0.3:
+            cons.append('$u1 += (uint)in[%s];' % self.gaddr('i', 'l'))
+        ph1 = cons
+        barriers = 1 if variant == 'dbuf' else 2
+        # texts
+        init = '\tint i = %s;\n' % st_expr
+        upd = 'i += %d' % step if step > 1 else 'i++'
+        if n_src == 'data' or n_src == 'arg_grp':
+            nlocal = True
+        else:
+            nlocal = False
+        ntest = 'nt' if nlocal else n_expr
+        test = 'i %s %s' % (op, ntest)
+        if r.random() < 0.25:
+            # and a loaded word (the same for the whole group) that may end the loop early
+            sent = r.randint(0, 3)
+            test = '(%s) & (xg[((uint)(i + 3) & 63u) * %du + 48u] != %d)' % (test, NIN, sent)
+            for it in range(items):
+                x[it][48] = r.randint(0, 3) if r.random() < 0.15 else r.randint(4, 9)
+        # device
+        d = [HEAD_PIPE]
+        d.append('\t__local int ls[%d], lt[%d];\n\t__local float lf[%d];\n' % (lsz, lsz, lsz))
+        d.append('\tuint %s;\n\tfloat %s;\n' % (', '.join(LANE_VARS), ', '.join(LANE_FVARS)))
+        for s in pre:
+            d.append('\t%s\n' % (dev_text(s).replace('BARRIER(', 'barrier(') + (';' if s.startswith('BARRIER') else '')))
+        if nlocal:
+            d.append('\tconst int nt = %s;\n' % n_expr)
+        d.append(init)
+        hdr, tail = self.loop_frame(form, test, upd)
+        d.append('\t%s\n' % hdr)
+        for s in ph0:
+            d.append('\t\t%s\n' % dev_text(s))
+        d.append('\t\tbarrier(%s);\n' % fence)
+        for s in ph1:
+            d.append('\t\t%s\n' % dev_text(s))
+        if barriers == 2:
+            d.append('\t\tbarrier(%s);\n' % fence)
+        if form == 'while':
+            d.append('\t\t%s;\n' % upd)
+        d.append('\t%s\n' % tail)
+        outs = ['acc', 'u1', 'k', 'last', 'sh', 'as_uint(fa)', 'as_uint(fb)', '(uint)i']
+        outs = (outs + ['0u'] * NOUT)[:NOUT]
+        for j, e in enumerate(outs):
+            d.append('\to[%d] = %s;\n' % (j, e))
+        dev = ''.join(d)
+        # host: the lanes of each group phase by phase
+        lane = ('\t\tfor (uint l = 0; l < %du; l++) {\n\t\t\tconst uint g = grp * %du + l; (void)g;\n'
+                '\t\t\tconst int *x = in + g * %du; int *b = buf + g * %du; uint *o = out + g * %du;\n'
+                '\t\t\t(void)x; (void)b; (void)o;\n' % (GROUP_SIZE, GROUP_SIZE, NIN, NBUF, NOUT))
+        h = ['\tif (cur_gid)\n\t\treturn;\n\tfor (uint grp = 0; grp < %du; grp++) {\n' % ngrp]
+        h.append('\t\tconst uint gb = grp * %du, bg = grp * %du; (void)gb; (void)bg;\n'
+                 % (GROUP_SIZE * NIN, GROUP_SIZE * NBUF))
+        h.append('\t\tconst int *xg = in + gb; (void)xg;\n')
+        h.append('\t\tstatic int ls[%d], lt[%d];\n\t\tstatic float lf[%d];\n' % (lsz, lsz, lsz))
+        h.append('\t\tuint %s;\n\t\tfloat %s;\n' % (', '.join('%s[64]' % v for v in LANE_VARS),
+                                                   ', '.join('%s[64]' % v for v in LANE_FVARS)))
+
+        def phase(stmts, ind='\t\t'):
+            out = [lane.replace('\n\t\t', '\n' + ind).replace('\t\tfor', ind + 'for', 1)]
+            for s in stmts:
+                out.append('%s\t%s\n' % (ind, host_text(s)))
+            out.append('%s}\n' % ind)
+            return out
+        cur = []
+        for s in pre:
+            if s.startswith('BARRIER'):
+                h += phase(cur)
+                cur = []
+            else:
+                cur.append(s)
+        h += phase(cur)
+        if nlocal:
+            h.append('\t\tconst int nt = %s;\n' % n_expr)
+        h.append('\t' + init)
+        h.append('\t\t%s\n' % hdr)
+        h += phase(ph0, '\t\t\t')
+        h += phase(ph1, '\t\t\t')
+        if form == 'while':
+            h.append('\t\t\t%s;\n' % upd)
+        h.append('\t\t%s\n' % tail)
+        houts = ['$acc', '$u1', '$k', '$last', '$sh', 'as_uint($fa)', 'as_uint($fb)', '(uint)i']
+        houts = (houts + ['0u'] * NOUT)[:NOUT]
+        h += phase(['o[%d] = %s;' % (j, e) for j, e in enumerate(houts)])
+        h.append('\t}\n')
+        host = ''.join(h)
+        body = [l.strip() for l in dev.split('\n') if l.strip()]
+        text = '// %s: work group, %s, %s, %s\nkernel void %s(%s)\n{\n%s}\n' % (
+            name, variant, form, fence, name, KPARAMS, dev)
+        htext = 'kernel void %s(%s)\n{\n%s}\n' % (name, KPARAMS_HOST, host)
+        return body, args, x, buf, text, htext
+
+    def loop_frame(self, form, test, upd):
+        if form == 'for':
+            return 'for (; %s; %s) {' % (test, upd), '}'
+        if form == 'while':
+            return 'while (%s) {' % test, '}'
+        return 'do {', '} while ((%s, %s));' % (upd, test)
+
+    # -- per-item loops: too large to unroll, or not counted ---------------------------------
+
+    def item_kernel(self, name):
+        r = self.r
+        items = self.items
+        x, buf, args = self.inputs()
+        shape = r.choice(['big', 'big', 'combo', 'combo', 'ldexit'])
+        for it in range(items):
+            s = r.randint(-3, 6)
+            x[it][44] = s
+            x[it][45] = s + r.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, -1])
+            x[it][46] = r.randint(0, 40)
+            x[it][47] = r.randint(-50, 400)
+        body = ['uint u0 = (uint)x[60], u1 = (uint)x[61], u2 = 0u, last = 7u, k = 0u;',
+                'float f0 = (float)x[62] * 0.125f, f1 = 1.0f, f2 = 0.5f;',
+                'const int st = x[44], n = x[45];', 'const uint m = (uint)x[46];',
+                'const float flim = (float)x[47];', 'int i = st;']
+        stores = r.random() < 0.2
+        lanes_pred = ['(uint)(i + 3) < m', 'i < a0', '(uint)i & 1u', 'u0 & 4u', '(uint)(i + 3) * 3u < m']
+        idx = lambda: r.choice(['(uint)(i + 3) & 31u', '((uint)(i + 3) * 3u + %du) & 31u' % r.randint(0, 9),
+                                '(uint)(i + %d) & 31u' % r.randint(3, 20), '43u - ((uint)(i + 3) & 31u)'])
+        bidx = lambda: r.choice(['(uint)(i + 3) & 63u', '((uint)(i + 3) * 5u) & 63u'])
+        stmts = []
+        nst = r.randint(12, 22) if shape == 'big' else r.randint(2, 6)
+        for _ in range(nst):
+            stmts.append(r.choice([
+                'f0 = f0 * 0.5f + (float)x[%s];' % idx(),
+                'f1 = f1 * 0.75f + f0 * 0.25f;',
+                'f2 = f2 + f1 * (float)x[%s] * 0.125f;' % idx(),
+                'f0 = f0 + ((%s) ? (float)x[%s] : 0.0f);' % (r.choice(lanes_pred), idx()),
+                'u0 = u0 * 31u + (uint)x[%s];' % idx(),
+                'u1 += (%s) ? (uint)x[%s] : 0u;' % (r.choice(lanes_pred), idx()),
+                'u1 ^= (%s) ? (uint)b[%s] : 5u;' % (r.choice(lanes_pred), bidx()),
+                'u2 += (uint)b[%s] * 3u;' % bidx(),
+                'u2 = u2 + ((%s) ? (uint)x[%s] : 0u) + ((%s) ? (uint)b[%s] : 1u);'
+                % (r.choice(lanes_pred), idx(), r.choice(lanes_pred), bidx()),
+                'last = (uint)x[%s];' % idx(),
+                'f1 = f1 * 0.5f + f0 * 0.125f;',
+                'f2 = f2 * 0.5f + f1 * f1;',
+            ]))
+        stmts.append('k++;')
+        if stores:
+            stmts.append('b[%s] = (int)(u0 + (uint)i);' % bidx())
+        r.shuffle(stmts)
+        # the exit test
+        if shape == 'big':
+            test = r.choice(['i < n', 'i < n && u0 != 12345u'])
+        elif shape == 'combo':
+            test = r.choice(['i < n && f0 < flim', '(i < n) & (u1 < (uint)x[47] + 9000u)', 'i < n && k < m',
+                             'i < n && f1 < flim'])
+        else:
+            test = r.choice(['(i < n) & (x[%s] != %d)' % (idx(), r.randint(-5, 5)),
+                             'i < n && x[%s] > -50' % idx(),
+                             'i < n && (uint)b[%s] != 7u' % bidx()])
+        form = r.choice(['while', 'do'])
+        if form == 'while':
+            body.append('while (%s) {' % test)
+            body += ['\t' + s for s in stmts]
+            body.append('\ti++;')
+            body.append('}')
+        else:
+            body.append('do {')
+            body += ['\t' + s for s in stmts]
+            body.append('\ti++;')
+            body.append('} while (%s);' % test)
+        outs = ['u0', 'u1', 'u2', 'last', 'k', 'as_uint(f0)', 'as_uint(f1)', 'as_uint(f2)', '(uint)i']
+        outs = (outs + ['0u'] * NOUT)[:NOUT]
+        for j, e in enumerate(outs):
+            body.append('o[%d] = %s;' % (j, e))
+        dev = HEAD_PIPE + ''.join('\t%s\n' % l for l in body)
+        text = '// %s: per item, %s%s\nkernel void %s(%s)\n{\n%s}\n' % (
+            name, shape, ', stores' if stores else '', name, KPARAMS, dev)
+        return body, args, x, buf, text, text
+
+
+HEAD_PIPE = ('\tconst uint g = get_global_id(0), l = get_local_id(0), grp = get_group_id(0);\n'
+             '\tconst uint gb = grp * %du, bg = grp * %du;\n\tglobal const int *xg = in + gb;\n'
+             '\tglobal const int *x = in + g * %du;\n\tglobal int *b = buf + g * %du;\n'
+             '\tglobal uint *o = out + g * %du;\n'
+             '\t(void)gb; (void)bg; (void)xg; (void)x; (void)b; (void)l;\n'
+             % (GROUP_SIZE * NIN, GROUP_SIZE * NBUF, NIN, NBUF, NOUT))
+KPARAMS_HOST = 'const int *in, int *buf, uint *out, int a0, int a1, uint a2, uint a3'
+
+
 def main():
     ap = argparse.ArgumentParser(description='Random counted-loop kernels and their expected results.')
     ap.add_argument('--out', required=True, help='output folder')
@@ -624,6 +1029,8 @@ def main():
     ap.add_argument('--items', type=int, default=64, help='work items per kernel (a multiple of 64)')
     ap.add_argument('--cc', default='cc', help='host C compiler for the reference')
     ap.add_argument('--check', action='store_true', help='host reference under UBSan and ASan')
+    ap.add_argument('--pipe', action='store_true',
+                    help='loops for pipeline_loop instead (barrier loops, large or not counted ones)')
     ap.add_argument('--clang', default='clang-14')
     ap.add_argument('--llvm-spirv', default='llvm-spirv-14')
     ap.add_argument('--spirv-val', default='spirv-val')
