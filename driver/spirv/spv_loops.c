@@ -978,11 +978,16 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 	 * for one */
 	{
 		uint8_t *defd = spv_alloc(c, nv + 1);
+		size_t *last = spv_alloc(c, (nv + 1) * sizeof(size_t));
+		for (size_t i = 0; i < n; i++)
+			if (B->code[i].d.k == O_V)
+				last[B->code[i].d.v] = i;
 		for (size_t i = 0; i < n; i++) {
 			const inst_t *in = &B->code[i];
 			for (int s = 0; s < 3; s++)
-				if (in->s[s].k == O_V && hv[in->s[s].v] && !defd[in->s[s].v])
-					return 0;
+				if (in->s[s].k == O_V && hv[in->s[s].v] &&
+				    (!defd[in->s[s].v] || (!h[i] && i < last[in->s[s].v])))
+					return 0; /* outside H: only H's final value */
 			if (in->d.k == O_V)
 				defd[in->d.v] = 1;
 		}
@@ -993,8 +998,6 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 		if (!h[i] || in->op != ZE_OP_SEND)
 			continue;
 		if (in->pred) {
-			if (in->pinv)
-				return 0;
 			load_flag[i] = in->flag & 1;
 			continue;
 		}
@@ -1085,11 +1088,14 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 		if (in.op == ZE_OP_SEND) {
 			/* and only where the loop continues */
 			const uint8_t f = load_flag[i];
-			inst_t t = {.op = ZE_OP_CMP, .cmod = cont_true ? ZE_CMOD_NE : ZE_CMOD_EQ, .st = ZE_TYPE_UD,
-				    .flag = f, .flag_live = 1, .pred = in.pred, .d = o_null(), .s = {B->cond, o_imm(0)},
-				    .loc = in.loc};
+			/* (f) load: f &= continues; (!f) load: f |= leaves */
+			const int inv = in.pred && in.pinv;
+			inst_t t = {.op = ZE_OP_CMP, .cmod = (cont_true ^ inv) ? ZE_CMOD_NE : ZE_CMOD_EQ, .st = ZE_TYPE_UD,
+				    .flag = f, .flag_live = 1, .pred = in.pred, .pinv = (uint8_t)inv, .d = o_null(),
+				    .s = {B->cond, o_imm(0)}, .loc = in.loc};
 			spv_emit_to(c, B, &t);
 			in.pred = 1;
+			in.pinv = (uint8_t)inv;
 			in.flag = f;
 		}
 		spv_emit_to(c, B, &in);
