@@ -38,7 +38,7 @@ void parse_topology(const std::string &text, Topology &t)
     t = {v[0], v[1], v[2], v[3]};
 }
 
-void load_config_file(const std::string &path, GtConfig &cfg)
+void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
 {
     std::ifstream f(path);
     if (!f)
@@ -81,6 +81,8 @@ void load_config_file(const std::string &path, GtConfig &cfg)
                 cfg.mem.slm_latency = val.get<uint32_t>();
             else if (key == "dispatch_cycles")
                 cfg.dispatch_cycles = val.get<uint32_t>();
+            else if (key == "job_timeout_ms")
+                kmd.job_timeout_ms = val.get<uint32_t>();
             else
                 throw std::runtime_error("unknown key '" + key + "'");
         }

@@ -8,10 +8,15 @@
 
 namespace zesim {
 
+// Settings of the daemon's fake KMD (docs/config.md §3); not part of a preset.
+struct KmdConfig {
+    uint32_t job_timeout_ms = 600000;  // ZK_DEFAULT_JOB_TIMEOUT_MS; 0 = no watchdog
+};
+
 // Throws std::runtime_error with a clear message on an unknown preset.
 GtConfig preset_config(const std::string &name);
-// Apply a JSON config file (keys as in docs/config.md) on top of `cfg`.
-void load_config_file(const std::string &path, GtConfig &cfg);
+// Apply a JSON config file (keys as in docs/config.md) on top of `cfg` and `kmd`.
+void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd);
 // Parse "SxSSxEUxT", e.g. 2x4x8x8.
 void parse_topology(const std::string &text, Topology &t);
 std::string describe(const GtConfig &cfg);

@@ -90,8 +90,9 @@ int sc_main(int argc, char **argv)
     }
     try {
         GtConfig cfg = preset_config(preset);
+        KmdConfig kmd;
         if (!config.empty())
-            load_config_file(config, cfg);
+            load_config_file(config, cfg, kmd);
         if (!topology.empty())
             parse_topology(topology, cfg.topo);
         Device dev(cfg);
@@ -102,6 +103,7 @@ int sc_main(int argc, char **argv)
             so.socket_path = socket;
             so.test_channel = test_channel;
             so.max_cycles = opt.max_cycles;
+            so.job_timeout_ms = kmd.job_timeout_ms;
             serve(dev, top, so);
             return 0;
         }

@@ -183,6 +183,7 @@ public:
         kmd_ = zk_create(&dev_);
         if (!kmd_)
             throw std::runtime_error("cannot create the KMD");
+        zk_set_job_timeout(kmd_, opt_.job_timeout_ms);
     }
     ~Server() { zk_destroy(kmd_); }
 
@@ -312,11 +313,12 @@ public:
             snprintf(buf, sizeof(buf),
                      "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
-                     "\"engine_resets\":%llu,\"preemptions\":%llu}",
+                     "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
-                     (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions);
+                     (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions,
+                     (unsigned long long)st.jobs_timed_out);
             return send_text(c.fd, kKmdStats, buf);
         }
         case kMmioRead: {
@@ -497,8 +499,10 @@ void serve(Device &dev, GtTop &top, const ServerOptions &opt)
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
-    std::fprintf(stderr, "zesim-gpu: %s; listening on %s%s\n", describe(dev.gt().config()).c_str(),
-                 opt.socket_path.c_str(), opt.test_channel ? " (test channel on)" : "");
+    const std::string timeout =
+        opt.job_timeout_ms ? "job timeout " + std::to_string(opt.job_timeout_ms) + " ms" : "no job timeout";
+    std::fprintf(stderr, "zesim-gpu: %s; %s; listening on %s%s\n", describe(dev.gt().config()).c_str(),
+                 timeout.c_str(), opt.socket_path.c_str(), opt.test_channel ? " (test channel on)" : "");
     Server s(dev, top, opt);
     try {
         s.run(lfd);

@@ -43,6 +43,7 @@ struct ServerOptions {
     bool test_channel = false;
     uint64_t quantum = 4096;  // cycles per run-loop step while busy
     uint64_t max_cycles = 2000000000ull;  // per stimulus run
+    uint32_t job_timeout_ms = 600000;     // the KMD's job timeout (docs/kmd.md §6); 0 = none
 };
 
 // Runs until a kShutdown request or SIGTERM/SIGINT.  Throws on set-up errors

@@ -7,6 +7,7 @@
 #include "kmd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -63,6 +64,7 @@ typedef struct zk_job {
 	uint64_t batch;
 	uint32_t nsyncs;
 	uint64_t sync_addr[MAX_SYNCS], sync_value[MAX_SYNCS];
+	uint64_t busy_ns; /* host time charged by the job timeout (§6), over all its submissions */
 	struct zk_job *next;
 } zk_job_t;
 
@@ -94,6 +96,10 @@ struct zk_kmd {
 	size_t nfiles;
 	zk_job_t *head, *tail, *running;
 	uint32_t next_ctx;
+	uint64_t job_timeout_ns; /* 0: no watchdog */
+	uint64_t charged_at;	 /* clock when the running job was last charged */
+	uint64_t (*clock)(void *ctx);
+	void *clock_ctx;
 	zk_stats_t st;
 	uint32_t slices, subslices, eus, threads, core_mhz, ts_khz, slm_kb;
 };
@@ -921,6 +927,15 @@ static void ring_emit(zk_kmd_t *k, const uint32_t *dw, unsigned n)
 	}
 }
 
+static uint64_t now_ns(zk_kmd_t *k)
+{
+	if (k->clock)
+		return k->clock(k->clock_ctx);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void submit(zk_kmd_t *k, zk_job_t *j)
 {
 	const uint64_t root = j->q->vm->root;
@@ -939,6 +954,7 @@ static void submit(zk_kmd_t *k, zk_job_t *j)
 	}
 	zs_hw_mmio_write(k->hw, ZS_REG_RING_TAIL, k->ring_tail);
 	k->running = j;
+	k->charged_at = now_ns(k);
 }
 
 static void reset_engine(zk_kmd_t *k)
@@ -950,13 +966,68 @@ static void reset_engine(zk_kmd_t *k)
 	k->st.engine_resets++;
 }
 
+/* Fail the running job (an engine error or the job timeout, §7): ban its
+ * queue, reset the engine, cancel the queue's jobs in the FIFO.  Its fences
+ * stay unwritten, so waiters on them get -EIO. */
+static void fail_running(zk_kmd_t *k)
+{
+	zk_queue_t *q = k->running->q;
+	q->banned = 1;
+	reset_engine(k);
+	k->st.jobs_cancelled++;
+	for (zk_job_t **pj = &k->head; *pj;) {
+		zk_job_t *j = *pj;
+		if (j->q == q) {
+			*pj = j->next;
+			job_free(k, j);
+			k->st.jobs_cancelled++;
+		} else {
+			pj = &j->next;
+		}
+	}
+	k->tail = k->head;
+	while (k->tail && k->tail->next)
+		k->tail = k->tail->next;
+	job_free(k, k->running);
+	k->running = NULL;
+}
+
+/* The job timeout (§6): charge the running job for the host time since it
+ * was last charged, unless it is blocked (stopped at a false SEMAPHORE_WAIT
+ * with the GT idle: waiting, not working); true when it is over the limit. */
+static int charge_running(zk_kmd_t *k, uint32_t status)
+{
+	const uint64_t t = now_ns(k);
+	zk_job_t *j = k->running;
+	if (status != ZS_ENGINE_WAITING || zs_hw_busy(k->hw))
+		j->busy_ns += t - k->charged_at;
+	k->charged_at = t;
+	return k->job_timeout_ns && j->busy_ns > k->job_timeout_ns;
+}
+
+/* One line on the daemon's stderr (the kernel log of this KMD). */
+static void report_timeout(zk_kmd_t *k)
+{
+	const zk_job_t *j = k->running;
+	uint32_t handle = 0;
+	for (uint32_t i = 0; i < j->file->queues.n; i++)
+		if (j->file->queues.slot[i] == j->q)
+			handle = i + 1;
+	fprintf(stderr,
+		"zesim-gpu: job timeout: pid %d, exec queue %u, context %u: the job kept the engine busy for more "
+		"than job_timeout_ms = %llu ms; queue banned, engine reset\n",
+		j->file->pid, handle, j->q->ctx_id, (unsigned long long)(k->job_timeout_ns / 1000000));
+	fflush(stderr);
+}
+
 void zk_service(zk_kmd_t *k)
 {
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
-		if (status == ZS_ENGINE_WAITING && k->head) {
+		if (status == ZS_ENGINE_WAITING && k->head && !zs_hw_busy(k->hw)) {
 			/* The job waits on a semaphore that later work may release (as
-			 * Xe time-slices): park it at its SEMAPHORE_WAIT and run the next. */
+			 * Xe time-slices), and none of its walkers runs: park it at its
+			 * SEMAPHORE_WAIT and run the next. */
 			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 1);
 			const uint64_t at = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
 			if (at) {
@@ -974,32 +1045,19 @@ void zk_service(zk_kmd_t *k)
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		if (status == ZS_ENGINE_ERROR) {
-			zk_queue_t *q = k->running->q;
-			q->banned = 1;
-			reset_engine(k);
-			k->st.jobs_cancelled++;
-			/* A banned queue runs nothing more: its waiters get -EIO. */
-			for (zk_job_t **pj = &k->head; *pj;) {
-				zk_job_t *j = *pj;
-				if (j->q == q) {
-					*pj = j->next;
-					job_free(k, j);
-					k->st.jobs_cancelled++;
-				} else {
-					pj = &j->next;
-				}
-			}
-			k->tail = k->head;
-			while (k->tail && k->tail->next)
-				k->tail = k->tail->next;
-		} else if (status != ZS_ENGINE_IDLE || zs_hw_busy(k->hw) ||
-			   zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD) != k->ring_tail) {
-			return;
-		} else {
+			fail_running(k);
+		} else if (status == ZS_ENGINE_IDLE && !zs_hw_busy(k->hw) &&
+			   zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD) == k->ring_tail) {
 			k->st.jobs_completed++;
+			job_free(k, k->running);
+			k->running = NULL;
+		} else if (charge_running(k, status)) {
+			report_timeout(k);
+			k->st.jobs_timed_out++;
+			fail_running(k);
+		} else {
+			return; /* busy, or waiting on a semaphore */
 		}
-		job_free(k, k->running);
-		k->running = NULL;
 	}
 	if (!k->head)
 		return;
@@ -1043,6 +1101,7 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	k->free[0] = (extent_t){PHYS_RESERVED, k->phys_size - PHYS_RESERVED};
 	k->nfree = 1;
 	k->st.free_bytes = k->phys_size - PHYS_RESERVED;
+	k->job_timeout_ns = ZK_DEFAULT_JOB_TIMEOUT_MS * 1000000ull;
 	program_ring(hw);
 	zs_hw_mmio_write(hw, ZS_REG_IRQ_ENABLE, ZS_IRQ_ENGINE_ERROR | ZS_IRQ_PAGE_FAULT | ZS_IRQ_ENGINE_IDLE);
 	return k;
@@ -1122,6 +1181,16 @@ void zk_close(zk_file_t *f)
 }
 
 void zk_get_stats(zk_kmd_t *k, zk_stats_t *out) { *out = k->st; }
+
+void zk_set_job_timeout(zk_kmd_t *k, uint32_t ms) { k->job_timeout_ns = ms * 1000000ull; }
+
+void zk_set_clock(zk_kmd_t *k, uint64_t (*now)(void *ctx), void *ctx)
+{
+	k->clock = now;
+	k->clock_ctx = ctx;
+	if (k->running)
+		k->charged_at = now_ns(k);
+}
 
 static void program_ring(zs_hw_t *hw)
 {

@@ -39,7 +39,11 @@ typedef struct zk_stats {
 	uint64_t free_bytes;	/* physical memory not allocated */
 	uint64_t jobs_completed, jobs_cancelled, engine_resets;
 	uint64_t preemptions; /* jobs parked at a semaphore wait to let later work run */
+	uint64_t jobs_timed_out; /* of jobs_cancelled: stopped by the job timeout */
 } zk_stats_t;
+
+/* The job timeout (docs/kmd.md §6) unless zk_set_job_timeout says otherwise. */
+#define ZK_DEFAULT_JOB_TIMEOUT_MS 600000u
 
 zk_kmd_t *zk_create(zs_hw_t *hw);
 void zk_destroy(zk_kmd_t *kmd);
@@ -69,6 +73,14 @@ void zk_service(zk_kmd_t *kmd);
 int zk_idle(zk_kmd_t *kmd); /* no job running or queued */
 
 void zk_get_stats(zk_kmd_t *kmd, zk_stats_t *out);
+
+/* Job timeout (TDR, docs/kmd.md §6): a job that has kept the engine busy for
+ * more than `ms` of host time is failed like an engine error (§7); 0 turns
+ * the watchdog off.  Applies to running and later jobs. */
+void zk_set_job_timeout(zk_kmd_t *kmd, uint32_t ms);
+/* The watchdog's clock in ns: CLOCK_MONOTONIC, or `now` (tests); NULL
+ * restores CLOCK_MONOTONIC. */
+void zk_set_clock(zk_kmd_t *kmd, uint64_t (*now)(void *ctx), void *ctx);
 
 /* Reprogram the ring after something else used the device directly (the
  * daemon's test-only stimulus runner; only allowed with no file open). */

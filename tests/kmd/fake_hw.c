@@ -1,6 +1,8 @@
 /* A hardware interface with no model behind it, for testing the KMD alone:
  * registers are plain storage, physical memory is a memfd mapping, and the
- * engine finishes every submission at once (HEAD follows TAIL). */
+ * engine finishes every submission at once (HEAD follows TAIL).  A test
+ * stands for a running engine by writing ENGINE_STATUS (plain storage too)
+ * and fake_hw_set_busy. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@ struct zs_hw {
 	uint64_t size;
 	int fd;
 	unsigned tlb_invalidations;
+	int busy;
 };
 
 zs_hw_t *fake_hw_create(uint64_t bytes)
@@ -94,8 +97,6 @@ int zs_hw_phys_detach(zs_hw_t *hw, uint64_t pa, uint64_t bytes)
 		       : 0;
 }
 
-int zs_hw_busy(zs_hw_t *hw)
-{
-	(void)hw;
-	return 0;
-}
+int zs_hw_busy(zs_hw_t *hw) { return hw->busy; }
+
+void fake_hw_set_busy(zs_hw_t *hw, int busy) { hw->busy = busy; }

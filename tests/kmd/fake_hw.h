@@ -6,5 +6,7 @@
 
 zs_hw_t *fake_hw_create(uint64_t bytes);
 void fake_hw_destroy(zs_hw_t *hw);
+/* What zs_hw_busy returns (0 at creation). */
+void fake_hw_set_busy(zs_hw_t *hw, int busy);
 
 #endif

@@ -118,6 +118,31 @@ class KmdTest(unittest.TestCase):
         self.assertGreaterEqual(st["preemptions"], 1)
         self.assertEqual(st["jobs_completed"], 2)
 
+    def test_a_kernel_that_never_ends_times_out(self):
+        # The job timeout (docs/kmd.md §6) on a daemon of its own: the raw wait
+        # gets EIO, the client queued behind runs, the daemon counts it.
+        cfg = pathlib.Path(self.tmp.name) / "timeout.json"
+        cfg.write_text(json.dumps({"preset": "tiny", "job_timeout_ms": 500}))
+        self.daemon.close()
+        self.daemon = zedaemon.Daemon(GPU, "--config", str(cfg))
+        self.assertTrue(self.daemon.alive(), self.daemon.stderr())
+        self.env["ZESIM_SOCKET"] = self.daemon.path
+        start = time.monotonic()
+        spin = self.client("spin", self.spin, "1")
+        self.assertIn("submitted", spin.stdout.readline())
+        other = self.client("vadd", self.vadd, "2")
+        out, err = spin.communicate(timeout=60)
+        self.assertEqual(spin.returncode, 1, out + err)
+        self.assertIn("WAIT_USER_FENCE: Input/output error", err)
+        self.assertGreaterEqual(time.monotonic() - start, 0.5)
+        out, err = other.communicate(timeout=60)
+        self.assertEqual(other.returncode, 0, err)
+        self.assertIn("32 results correct", out)
+        st = self.stats()
+        self.assertEqual((st["jobs_timed_out"], st["jobs_completed"], st["engine_resets"]), (1, 1, 1))
+        self.assertEqual((st["files"], st["bos"], st["jobs"]), (0, 0, 0))
+        self.assertRegex(self.daemon.stderr(), r"job timeout: pid \d+, exec queue 1, context 1: .* 500 ms")
+
     def test_clients_are_isolated(self):
         spin = self.client("spin", self.spin, "1")  # a client holding objects with handles 1.. and offsets 2^32..
         self.assertIn("submitted", spin.stdout.readline())

@@ -144,6 +144,22 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(t, ERROR)
         self.assertIn(b"--test-channel", body)
 
+    def test_job_timeout_config(self):
+        # job_timeout_ms (docs/config.md): default 10 min, 0 = none, shown at start-up.
+        configs = tempfile.TemporaryDirectory()
+        self.addCleanup(configs.cleanup)
+        cfg = pathlib.Path(configs.name, "c.json")
+        for value, want in ((None, "; job timeout 600000 ms; listening on"), (0, "; no job timeout; listening on"),
+                            (1500, "; job timeout 1500 ms; listening on")):
+            cfg.write_text(json.dumps({} if value is None else {"job_timeout_ms": value}))
+            self.start("--config", str(cfg))
+            self.assertIn(want, self.proc.stderr.readline())
+            self.tearDown()
+        cfg.write_text(json.dumps({"preset": "tiny", "job_timeout_ms": "soon"}))
+        r = subprocess.run([GPU, "--config", str(cfg), "--socket", os.path.join(configs.name, "run", "g.sock")],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("c.json", r.stderr)
 
 if __name__ == "__main__":
     unittest.main()
