@@ -68,8 +68,22 @@ static void translate(const char *path)
 
 typedef struct variant {
 	const char *label, *kernel;
-	int hand, tiled;
+	int module; /* 0 compiled, 1 hand-written, 2 compiled with -fno-unroll-loops */
+	int tiled;
 } variant_t;
+
+/* The SPIR-V module built with these build flags. */
+static ze_module_handle_t spirv_module_flags(e2e_t *e, const char *path, const char *flags)
+{
+	size_t size;
+	uint8_t *bin = read_file(path, &size);
+	ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bin, flags, NULL};
+	ze_module_handle_t m = NULL;
+	const ze_result_t r = zeModuleCreate(e->ctx, e->dev, &md, &m, NULL);
+	EXPECT(r == ZE_RESULT_SUCCESS, "zeModuleCreate(%s, \"%s\") = 0x%x", path, flags, (unsigned)r);
+	free(bin);
+	return m;
+}
 
 static void matmul_host(const float *a, const float *b, float *c, uint32_t n)
 {
@@ -90,7 +104,8 @@ static void cycles(const char *spv, const char *hand_elf, uint32_t n, int repeat
 	CHECK(zeDeviceGetProperties(e.dev, &dp));
 	/* timerResolution: ticks per second for the 1.2 structure. */
 	const double cycles_per_tick = (double)dp.coreClockRate * 1e6 / (double)dp.timerResolution;
-	ze_module_handle_t mc = spirv_module(&e, spv), mh = e2e_module(&e, hand_elf);
+	ze_module_handle_t mods[3] = {spirv_module(&e, spv), e2e_module(&e, hand_elf),
+				      spirv_module_flags(&e, spv, "-fno-unroll-loops")};
 	ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
 				   .flags = ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
 				   .count = 1};
@@ -114,11 +129,13 @@ static void cycles(const char *spv, const char *hand_elf, uint32_t n, int repeat
 	       dp.coreClockRate, (unsigned long long)dp.timerResolution, cycles_per_tick, n, n, n);
 	const variant_t variants[] = {{"naive compiled", "matmul_naive", 0, 0},
 				      {"naive hand", "matmul_naive_hand", 1, 0},
+				      {"naive no-loop-opt", "matmul_naive", 2, 0},
 				      {"tiled compiled", "matmul_tiled", 0, 1},
-				      {"tiled hand", "matmul_tiled_hand", 1, 1}};
+				      {"tiled hand", "matmul_tiled_hand", 1, 1},
+				      {"tiled no-loop-opt", "matmul_tiled", 2, 1}};
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 		const variant_t *vr = &variants[v];
-		ze_kernel_handle_t k = e2e_kernel(vr->hand ? mh : mc, vr->kernel);
+		ze_kernel_handle_t k = e2e_kernel(mods[vr->module], vr->kernel);
 		const e2e_arg_t args[] = {{8, &a}, {8, &b}, {8, &c}, {4, &n}, {4, &n}, {4, &n}};
 		e2e_set_args(k, 6, args);
 		const uint32_t gx = vr->tiled ? 8 : 16, gy = vr->tiled ? 8 : 4;
@@ -154,8 +171,8 @@ static void cycles(const char *spv, const char *hand_elf, uint32_t n, int repeat
 	CHECK(zeMemFree(e.ctx, c));
 	CHECK(zeEventDestroy(ev));
 	CHECK(zeEventPoolDestroy(pool));
-	CHECK(zeModuleDestroy(mc));
-	CHECK(zeModuleDestroy(mh));
+	for (int i = 0; i < 3; i++)
+		CHECK(zeModuleDestroy(mods[i]));
 	e2e_fini(&e);
 }
 
