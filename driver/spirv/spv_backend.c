@@ -129,14 +129,20 @@ void spv_cfg(spv_ctx_t *c)
 			c->blk[s].pred[k] = e;
 		}
 	}
-	/* Reverse postorder (iterative DFS). */
+	spv_rpo(c);
+}
+
+/* Reverse postorder of the blocks reachable from the entry (iterative DFS
+ * over succ): c->rpo_list, c->nrpo and each block's rpo (-1: not reached). */
+void spv_rpo(spv_ctx_t *c)
+{
+	const uint32_t entry = c->nrpo ? c->rpo_list[0] : 0;
 	uint32_t *post = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), npost = 0;
 	uint32_t *iter = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
 	uint8_t *seen = spv_alloc(c, c->nblk + 1);
-	stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
-	sp = 0;
-	stack[sp++] = 0;
-	seen[0] = 1;
+	uint32_t *stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), sp = 0;
+	stack[sp++] = entry;
+	seen[entry] = 1;
 	while (sp) {
 		const uint32_t b = stack[sp - 1];
 		if (iter[b] < c->blk[b].nsucc) {

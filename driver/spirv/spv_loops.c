@@ -136,34 +136,7 @@ static void rebuild_cfg(spv_ctx_t *c)
 				blk_t *t = &c->blk[c->blk[i].succ[s]];
 				t->pred[t->npred++] = i;
 			}
-	const uint32_t entry = c->rpo_list[0];
-	uint32_t *post = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), npost = 0;
-	uint32_t *iter = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t));
-	uint32_t *stack = spv_alloc(c, (c->nblk + 1) * sizeof(uint32_t)), sp = 0;
-	uint8_t *seen = spv_alloc(c, c->nblk + 1);
-	stack[sp++] = entry;
-	seen[entry] = 1;
-	while (sp) {
-		const uint32_t b = stack[sp - 1];
-		if (iter[b] < c->blk[b].nsucc) {
-			const uint32_t s = c->blk[b].succ[iter[b]++];
-			if (!seen[s]) {
-				seen[s] = 1;
-				stack[sp++] = s;
-			}
-		} else {
-			post[npost++] = b;
-			sp--;
-		}
-	}
-	c->rpo_list = spv_alloc(c, (npost + 1) * sizeof(uint32_t));
-	c->nrpo = npost;
-	for (uint32_t i = 0; i < c->nblk; i++)
-		c->blk[i].rpo = -1;
-	for (uint32_t i = 0; i < npost; i++) {
-		c->rpo_list[i] = post[npost - 1 - i];
-		c->blk[c->rpo_list[i]].rpo = (int32_t)i;
-	}
+	spv_rpo(c);
 }
 
 /* ---- steps --------------------------------------------------------------------------- */

@@ -966,18 +966,12 @@ static void reset_engine(zk_kmd_t *k)
 	k->st.engine_resets++;
 }
 
-/* Fail the running job (an engine error or the job timeout, §7): ban its
- * queue, reset the engine, cancel the queue's jobs in the FIFO.  Its fences
- * stay unwritten, so waiters on them get -EIO. */
-static void fail_running(zk_kmd_t *k)
+/* Cancel the jobs in the FIFO of queue q, or else of file f. */
+static void cancel_queued(zk_kmd_t *k, const zk_queue_t *q, const zk_file_t *f)
 {
-	zk_queue_t *q = k->running->q;
-	q->banned = 1;
-	reset_engine(k);
-	k->st.jobs_cancelled++;
 	for (zk_job_t **pj = &k->head; *pj;) {
 		zk_job_t *j = *pj;
-		if (j->q == q) {
+		if (q ? j->q == q : j->file == f) {
 			*pj = j->next;
 			job_free(k, j);
 			k->st.jobs_cancelled++;
@@ -988,6 +982,18 @@ static void fail_running(zk_kmd_t *k)
 	k->tail = k->head;
 	while (k->tail && k->tail->next)
 		k->tail = k->tail->next;
+}
+
+/* Fail the running job (an engine error or the job timeout, §7): ban its
+ * queue, reset the engine, cancel the queue's jobs in the FIFO.  Its fences
+ * stay unwritten, so waiters on them get -EIO. */
+static void fail_running(zk_kmd_t *k)
+{
+	zk_queue_t *q = k->running->q;
+	q->banned = 1;
+	reset_engine(k);
+	k->st.jobs_cancelled++;
+	cancel_queued(k, q, NULL);
 	job_free(k, k->running);
 	k->running = NULL;
 }
@@ -1139,19 +1145,7 @@ void zk_close(zk_file_t *f)
 {
 	zk_kmd_t *k = f->kmd;
 	/* Cancel its queued jobs, and its running job with an engine reset. */
-	for (zk_job_t **pj = &k->head; *pj;) {
-		zk_job_t *j = *pj;
-		if (j->file == f) {
-			*pj = j->next;
-			job_free(k, j);
-			k->st.jobs_cancelled++;
-		} else {
-			pj = &j->next;
-		}
-	}
-	k->tail = k->head;
-	while (k->tail && k->tail->next)
-		k->tail = k->tail->next;
+	cancel_queued(k, NULL, f);
 	if (k->running && k->running->file == f) {
 		reset_engine(k);
 		job_free(k, k->running);

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "ref_reader.h"
 #include "spirv.h"
 
 #define GROUP 64
@@ -36,23 +37,6 @@ static void watchdog(int sig)
 	_exit(1);
 }
 
-typedef struct reader {
-	char *next;
-	unsigned line;
-	const char *path;
-} reader_t;
-
-static char *next_line(reader_t *r)
-{
-	EXPECT(r->next && *r->next, "%s: unexpected end of file after line %u", r->path, r->line);
-	char *line = r->next;
-	char *nl = strchr(line, '\n');
-	EXPECT(nl, "%s:%u: line without a newline", r->path, r->line + 1);
-	*nl = '\0';
-	r->next = nl + 1;
-	r->line++;
-	return line;
-}
 
 /* The next line, which must start with `want`: the rest of it. */
 static char *keyword(reader_t *r, const char *want)
@@ -139,7 +123,7 @@ int main(int argc, char **argv)
 	text = realloc(text, size + 1);
 	EXPECT(text, "out of memory");
 	text[size] = '\0';
-	reader_t r = {text, 0, path};
+	reader_t r = {.text = text, .next = text, .path = path};
 
 	unsigned version, items, nin, nbuf, nout, nmodules;
 	EXPECT(sscanf(keyword(&r, "zesim-loops"), "%u", &version) == 1 && version == 1, "%s: format version", path);

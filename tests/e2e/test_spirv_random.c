@@ -13,6 +13,7 @@
  * Other seeds (soak testing): see the usage comment of tests/kernels/gen_random.py. */
 #include <math.h>
 
+#include "ref_reader.h"
 #include "spirv.h"
 
 #define GROUP 64
@@ -47,25 +48,6 @@ typedef struct rkernel {
 	ze_kernel_handle_t k;
 } rkernel_t;
 
-/* The lines of random.ref, read one after the other. */
-typedef struct reader {
-	char *text;
-	char *next;
-	unsigned line;
-	const char *path;
-} reader_t;
-
-static char *next_line(reader_t *r)
-{
-	EXPECT(r->next && *r->next, "%s: unexpected end of file after line %u", r->path, r->line);
-	char *line = r->next;
-	char *nl = strchr(line, '\n');
-	EXPECT(nl, "%s:%u: line without a newline", r->path, r->line + 1);
-	*nl = '\0';
-	r->next = nl + 1;
-	r->line++;
-	return line;
-}
 
 /* The next space-separated word of *s. */
 static char *word(reader_t *r, char **s)
