@@ -848,10 +848,11 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 	/* movable: computed from phis, invariants and other movable results */
 	uint8_t *mov = spv_alloc(c, n + 1);
 	uint8_t *bad = spv_alloc(c, nv + 1); /* a vreg with a definition that cannot move */
+	uint8_t *defd = spv_alloc(c, nv + 1);
 	for (int changed = 1; changed;) {
 		changed = 0;
 		int32_t fw[2] = {-1, -1}; /* last writer of each flag */
-		uint8_t *defd = spv_alloc(c, nv + 1);
+		memset(defd, 0, nv + 1);
 		for (size_t i = 0; i < n; i++) {
 			const inst_t *in = &B->code[i];
 			int ok = in->op != ZE_OP_SEND || ze_send_msg(in->desc) == ZE_MSG_LOAD;
@@ -950,7 +951,7 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 	 * previous iteration's); H's loads: a plain predicate, or a flag free
 	 * for one */
 	{
-		uint8_t *defd = spv_alloc(c, nv + 1);
+		memset(defd, 0, nv + 1);
 		size_t *last = spv_alloc(c, (nv + 1) * sizeof(size_t));
 		for (size_t i = 0; i < n; i++)
 			if (B->code[i].d.k == O_V)
@@ -1160,15 +1161,26 @@ static int hoist_invariants(spv_ctx_t *c, uint32_t bi)
 
 /* ---- all loops ------------------------------------------------------------------------ */
 
+/* Each pass over a loop takes arrays of about 100 bytes per value of the
+ * kernel: loops are looked at until this many value slots were spent (about
+ * 200 MB at most; typical kernels have a few thousand values and a few loops). */
+#define LOOP_BUDGET (2u << 20)
+
 int spv_unroll_loops(spv_ctx_t *c)
 {
 	int n = 0;
 	const uint32_t nblk = c->nblk;
-	for (uint32_t i = 0; i < nblk; i++)
-		if (c->blk[i].reachable && c->blk[i].rpo >= 0) {
-			n += hoist_invariants(c, i);
-			const int u = unroll_loop(c, i);
-			n += u ? u : pipeline_loop(c, i);
-		}
+	uint64_t spent = 0;
+	for (uint32_t i = 0; i < nblk; i++) {
+		struct shape sh;
+		if (!loop_shape(c, i, &sh))
+			continue;
+		spent += c->nvr;
+		if (spent > LOOP_BUDGET)
+			break;
+		n += hoist_invariants(c, i);
+		const int u = unroll_loop(c, i);
+		n += u ? u : pipeline_loop(c, i);
+	}
 	return n;
 }
