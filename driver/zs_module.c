@@ -197,6 +197,17 @@ static ze_result_t load_native(zs_module_t *mod, const uint8_t *input, size_t in
 			r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
 			goto fail;
 		}
+		/* A required group size must be one this device runs. */
+		const uint64_t items = (uint64_t)k->reqd_group[0] * k->reqd_group[1] * k->reqd_group[2];
+		if ((items + k->simd - 1) / k->simd > dev->max_group_threads) {
+			snprintf(why, len,
+				 "module build failed: kernel %s requires group size %ux%ux%u; the device runs at most "
+				 "%u work items per group at SIMD%u",
+				 k->name, k->reqd_group[0], k->reqd_group[1], k->reqd_group[2],
+				 k->simd * dev->max_group_threads, k->simd);
+			r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+			goto fail;
+		}
 	}
 	/* zeModuleGetNativeBinary returns the ZE-ISA module: the input, or what
 	 * the SPIR-V became. */
@@ -629,7 +640,12 @@ ze_result_t ZE_APICALL zs_kernel_create(ze_module_handle_t hModule, const ze_ker
 	k->mod = mod;
 	k->k = zk;
 	k->va = zs_bo_va(&mod->text) + zk->addr;
-	k->group[0] = k->group[1] = k->group[2] = 1;
+	/* The group size until zeKernelSetGroupSize: the required one, if the
+	 * kernel has one, else 1x1x1. */
+	if (zk->reqd_group[0])
+		memcpy(k->group, zk->reqd_group, sizeof(k->group));
+	else
+		k->group[0] = k->group[1] = k->group[2] = 1;
 	if (zs_handle_add(k, ZS_T_KERNEL)) {
 		free(k->local_size);
 		free(k);
@@ -675,6 +691,10 @@ ze_result_t ZE_APICALL zs_kernel_set_group_size(ze_kernel_handle_t hKernel, uint
 	const uint64_t n = (uint64_t)x * y * z;
 	if (!x || !y || !z || n > max_group_size(k))
 		return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+	/* reqd_work_group_size: no other size is valid for the kernel. */
+	const uint32_t *reqd = k->k->reqd_group;
+	if (reqd[0] && (x != reqd[0] || y != reqd[1] || z != reqd[2]))
+		return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
 	k->group[0] = x;
 	k->group[1] = y;
 	k->group[2] = z;
@@ -698,6 +718,14 @@ ze_result_t ZE_APICALL zs_kernel_suggest_group_size(ze_kernel_handle_t hKernel, 
 	ZS_CHECK_PTR(groupSizeZ);
 	if (!gx || !gy || !gz)
 		return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+	/* A kernel with a required group size runs only with that one. */
+	const uint32_t *reqd = KERNEL(hKernel)->k->reqd_group;
+	if (reqd[0]) {
+		*groupSizeX = reqd[0];
+		*groupSizeY = reqd[1];
+		*groupSizeZ = reqd[2];
+		return ZE_RESULT_SUCCESS;
+	}
 	/* The largest group that divides the global size exactly (so that no
 	 * work item falls outside the grid), filling x first. */
 	const uint32_t limit = max_group_size(KERNEL(hKernel));
@@ -861,7 +889,10 @@ ze_result_t ZE_APICALL zs_kernel_get_properties(ze_kernel_handle_t hKernel, ze_k
 	const zs_kernel_t *k = KERNEL(hKernel);
 	const zm_kernel_t *zk = k->k;
 	p->numKernelArgs = zk->nargs;
-	p->requiredGroupSizeX = p->requiredGroupSizeY = p->requiredGroupSizeZ = 0; /* none required */
+	/* reqd_work_group_size, or 0 when the kernel requires none. */
+	p->requiredGroupSizeX = zk->reqd_group[0];
+	p->requiredGroupSizeY = zk->reqd_group[1];
+	p->requiredGroupSizeZ = zk->reqd_group[2];
 	p->requiredNumSubGroups = 0;
 	/* A kernel is compiled for one SIMD width: its sub-group size. */
 	p->requiredSubgroupSize = zk->simd;

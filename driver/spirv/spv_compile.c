@@ -254,6 +254,15 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 					 e->subgroup_size, max_simd == 16 ? " and 16" : "");
 			simd = e->subgroup_size;
 		}
+		/* reqd_work_group_size: checked here, carried to the module, enforced
+		 * by the driver (zeKernelSetGroupSize). */
+		const uint64_t reqd_items = (uint64_t)e->local_size[0] * e->local_size[1] * e->local_size[2];
+		if ((e->local_size[0] || e->local_size[1] || e->local_size[2]) &&
+		    (reqd_items == 0 || reqd_items > ZE_MAX_REQD_GROUP_ITEMS))
+			spv_fail(c, e->word,
+				 "kernel \"%s\" requires group size %ux%ux%u (LocalSize): each must be at least 1 "
+				 "and the product at most %u",
+				 e->name, e->local_size[0], e->local_size[1], e->local_size[2], ZE_MAX_REQD_GROUP_ITEMS);
 		int r = compile_at(c, e, simd, k);
 		if (r && c->regalloc_failed && simd == 16 && !e->subgroup_size) {
 			free_kernel(k);
@@ -267,6 +276,8 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 			goto out;
 		}
 		k->name = dup_cstr(c, e->name);
+		if (reqd_items)
+			memcpy(k->reqd_group, e->local_size, sizeof(k->reqd_group));
 		nk = i + 1;
 	}
 	if (opt && opt->debug_lines && c->nfiles) {

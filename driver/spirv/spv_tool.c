@@ -68,10 +68,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(buf);
-	for (uint32_t i = 0; i < m.nkernels; i++)
-		printf("%s: SIMD%u, %u GRF, %u bytes of SLM, %u instructions, %u arguments (%u bytes)\n",
-		       m.kernels[i].name, m.kernels[i].simd, m.kernels[i].grf, m.kernels[i].slm,
-		       m.kernels[i].text_size / 16, m.kernels[i].nargs, m.kernels[i].arg_bytes);
+	for (uint32_t i = 0; i < m.nkernels; i++) {
+		const zm_kernel_t *k = &m.kernels[i];
+		printf("%s: SIMD%u, %u GRF, %u bytes of SLM, %u instructions, %u arguments (%u bytes)", k->name,
+		       k->simd, k->grf, k->slm, k->text_size / 16, k->nargs, k->arg_bytes);
+		if (k->reqd_group[0])
+			printf(", group size %ux%ux%u required", k->reqd_group[0], k->reqd_group[1], k->reqd_group[2]);
+		printf("\n");
+	}
 	int rc = 0;
 	if (out && zm_module_write(&m, out, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", out, err);

@@ -18,13 +18,17 @@ extern "C" {
 #define ZE_ISA_VERSION 1u
 #define ZE_NT_KERNEL 1u
 #define ZE_NOTE_NAME "ZESIM"
-#define ZE_NOTE_VERSION 1u
+#define ZE_NOTE_VERSION 1u      /* kernel note without a required group size */
+#define ZE_NOTE_VERSION_REQD 2u /* with reqd_group_size: a 48-byte header */
 #define ZE_TEXT_ALIGN 64u
 #define ZE_MAX_TEXT_BYTES (16u << 20)
 #define ZE_MAX_HEAP_BYTES (64u << 20) /* all text sections of a module, by address */
 #define ZE_MAX_ARG_BYTES 1024u
 #define ZE_MAX_ARGS 256u
 #define ZE_MAX_SLM_BYTES 65536u
+/* Work items of a required group size: the largest group any topology runs
+ * (64 EUs x 64 threads per sub-slice at SIMD16). */
+#define ZE_MAX_REQD_GROUP_ITEMS 65536u
 #define ZE_MAX_DATA_BYTES (16u << 20) /* .zesim.data */
 #define ZE_MAX_DATA_ALIGN 4096u
 #define ZE_MAX_PRINTF_FORMATS 65536u  /* entries of .zesim.printf */
@@ -71,6 +75,7 @@ typedef struct zm_kernel {
 	uint32_t simd;
 	uint32_t grf;
 	uint32_t slm;
+	uint32_t reqd_group[3]; /* required group size (reqd_work_group_size), all 0 if none */
 	uint32_t arg_bytes;
 	uint32_t nargs;
 	zm_arg_t *args;

@@ -7,7 +7,7 @@
  *
  * KERNEL: vadd (also argument reflection and the native binary, reloaded as a
  * ZE-ISA module), saxpy, elementwise, reduce, histogram, builtins (3-D ids,
- * sizes and group counts), spec (specialization constants). */
+ * sizes and group counts, reqd_work_group_size), spec (specialization constants). */
 #include <math.h>
 
 #include "spirv.h"
@@ -260,6 +260,90 @@ static void test_histogram(e2e_t *e, const char *path)
 
 /* ---- builtins ------------------------------------------------------------------- */
 
+/* Run `reqd` (groups of 8x4x1 required) on N groups and check every item. */
+static void run_reqd(e2e_t *e, ze_kernel_handle_t k, const uint32_t N[3])
+{
+	const uint32_t total = 8 * 4 * N[0] * N[1] * N[2];
+	uint32_t *out = e2e_alloc_shared(e, total * 16);
+	memset(out, 0xee, total * 16);
+	const e2e_arg_t args[] = {{8, &out}};
+	e2e_set_args(k, 1, args);
+	ze_group_count_t groups = {N[0], N[1], N[2]};
+	CHECK(zeCommandListAppendLaunchKernel(e->list, k, &groups, NULL, 0, NULL));
+	e2e_run(e);
+	const uint32_t G[3] = {8 * N[0], 4 * N[1], N[2]};
+	for (uint32_t z = 0; z < G[2]; z++)
+		for (uint32_t y = 0; y < G[1]; y++)
+			for (uint32_t x = 0; x < G[0]; x++) {
+				const uint32_t *o = out + ((z * G[1] + y) * G[0] + x) * 4;
+				const uint32_t lin = (y % 4) * 8 + x % 8, grp = (y / 4) * N[0] + x / 8;
+				EXPECT(o[0] == lin && o[1] == 8 && o[2] == 401 && o[3] == grp,
+				       "reqd on %ux%ux%u groups: item (%u,%u,%u): %u %u %u %u, expected %u 8 401 %u", N[0],
+				       N[1], N[2], x, y, z, o[0], o[1], o[2], o[3], lin, grp);
+			}
+	CHECK(zeMemFree(e->ctx, out));
+}
+
+static void expect_reqd(ze_kernel_handle_t k, uint32_t x, uint32_t y, uint32_t z, const char *what)
+{
+	const ze_kernel_properties_t kp = props(k);
+	EXPECT(kp.requiredGroupSizeX == x && kp.requiredGroupSizeY == y && kp.requiredGroupSizeZ == z,
+	       "%s: required group size %ux%ux%u, expected %ux%ux%u", what, kp.requiredGroupSizeX,
+	       kp.requiredGroupSizeY, kp.requiredGroupSizeZ, x, y, z);
+}
+
+/* reqd_work_group_size(8, 4, 1): reported, enforced, the default. */
+static void test_reqd(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t plain = e2e_kernel(m, "builtins"), k = e2e_kernel(m, "reqd");
+	expect_reqd(plain, 0, 0, 0, "builtins");
+	expect_reqd(k, 8, 4, 1, "reqd");
+	/* Suggested: the required size, whatever the global size. */
+	static const uint32_t global[][3] = {{64, 64, 1}, {1024, 1, 1}, {8, 4, 1}, {7, 3, 5}};
+	for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++) {
+		uint32_t sx = 0, sy = 0, sz = 0;
+		CHECK(zeKernelSuggestGroupSize(k, global[i][0], global[i][1], global[i][2], &sx, &sy, &sz));
+		EXPECT(sx == 8 && sy == 4 && sz == 1, "suggested %ux%ux%u for %ux%ux%u, expected 8x4x1", sx, sy, sz,
+		       global[i][0], global[i][1], global[i][2]);
+	}
+	/* Without the attribute the suggestion is still the largest divisor. */
+	uint32_t sx = 0, sy = 0, sz = 0;
+	CHECK(zeKernelSuggestGroupSize(plain, 16, 1, 1, &sx, &sy, &sz));
+	EXPECT(sx == 16 && sy == 1 && sz == 1, "builtins: suggested %ux%ux%u for 16x1x1", sx, sy, sz);
+	/* Any other size fails (also one of the same number of work items) and
+	 * leaves the required one in place; the first launch uses the default. */
+	static const uint32_t bad[][3] = {{16, 1, 1}, {4, 8, 1}, {8, 4, 2}, {32, 1, 1}, {8, 2, 1}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_RESULT(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION,
+			     zeKernelSetGroupSize(k, bad[i][0], bad[i][1], bad[i][2]));
+	run_reqd(e, k, (const uint32_t[3]){3, 2, 1});
+	CHECK(zeKernelSetGroupSize(k, 8, 4, 1));
+	run_reqd(e, k, (const uint32_t[3]){2, 3, 2});
+	/* The kernel without the attribute takes other sizes. */
+	CHECK(zeKernelSetGroupSize(plain, 16, 1, 1));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeKernelDestroy(plain));
+
+	/* The module's native binary keeps it (kernel note version 2). */
+	size_t size = 0;
+	CHECK(zeModuleGetNativeBinary(m, &size, NULL));
+	uint8_t *native = malloc(size);
+	CHECK(zeModuleGetNativeBinary(m, &size, native));
+	ze_module_handle_t m2;
+	char log[1024];
+	CHECK(spirv_build(e, ZE_MODULE_FORMAT_NATIVE, native, size, &m2, log, sizeof(log)));
+	free(native);
+	plain = e2e_kernel(m2, "builtins");
+	k = e2e_kernel(m2, "reqd");
+	expect_reqd(plain, 0, 0, 0, "builtins (native)");
+	expect_reqd(k, 8, 4, 1, "reqd (native)");
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION, zeKernelSetGroupSize(k, 16, 1, 1));
+	run_reqd(e, k, (const uint32_t[3]){1, 1, 3});
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeKernelDestroy(plain));
+	CHECK(zeModuleDestroy(m2));
+}
+
 static void test_builtins(e2e_t *e, const char *path)
 {
 	ze_module_handle_t m = spirv_module(e, path);
@@ -309,8 +393,9 @@ static void test_builtins(e2e_t *e, const char *path)
 		CHECK(zeMemFree(e->ctx, wd));
 	}
 	CHECK(zeKernelDestroy(k));
+	test_reqd(e, m);
 	CHECK(zeModuleDestroy(m));
-	note("builtins: %u work items in 3-D; get_work_dim", total);
+	note("builtins: %u work items in 3-D; get_work_dim; reqd_work_group_size", total);
 }
 
 /* ---- specialization constants ------------------------------------------------- */

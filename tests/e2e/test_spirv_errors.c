@@ -135,6 +135,33 @@ int main(int argc, char **argv)
 		free(u);
 	}
 
+	/* ---- reqd_work_group_size (LocalSize) out of range, or more than the
+	 * device runs in one group ---- */
+	size_t bn;
+	uint32_t *bw = load_words(dir, "builtins.spv", &bn);
+	size_t ls = 0;
+	for (size_t i = 5; i < bn && (bw[i] >> 16) && !ls; i += bw[i] >> 16)
+		if ((bw[i] & 0xffff) == 16 /* OpExecutionMode */ && (bw[i] >> 16) == 6 && bw[i + 2] == 17 /* LocalSize */)
+			ls = i;
+	EXPECT(ls && bw[ls + 3] == 8 && bw[ls + 4] == 4 && bw[ls + 5] == 1, "builtins.spv: no LocalSize 8 4 1");
+	bw[ls + 4] = 0;
+	expect_failure("LocalSize 8 0 1", bw, bn * 4, "kernel \"reqd\" requires group size 8x0x1 (LocalSize)",
+		       "each must be at least 1");
+	bw[ls + 3] = 1024, bw[ls + 4] = 128;
+	expect_failure("LocalSize 1024 128 1", bw, bn * 4, "requires group size 1024x128x1",
+		       "the product at most 65536");
+	bw[ls + 3] = 256, bw[ls + 4] = 256; /* 65536 work items: more than any device preset here */
+	{
+		ze_module_handle_t mr = NULL;
+		char rlog[1024];
+		const ze_result_t r = spirv_build(&e, ZE_MODULE_FORMAT_IL_SPIRV, bw, bn * 4, &mr, rlog, sizeof(rlog));
+		EXPECT(r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE &&
+			       strstr(rlog, "kernel reqd requires group size 256x256x1; the device runs at most "),
+		       "LocalSize 256 256 1: zeModuleCreate returned 0x%x, log \"%s\"", (unsigned)r, rlog);
+		note("LocalSize 256 256 1: %s", rlog);
+	}
+	free(bw);
+
 	/* ---- the driver still builds and runs good modules ---- */
 	ze_module_handle_t m;
 	char log[256];

@@ -31,3 +31,15 @@ __kernel void work_dim(__global uint *out)
 	const size_t i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + get_global_id(0);
 	out[i] = get_work_dim();
 }
+
+// reqd_work_group_size (execution mode LocalSize): the driver reports it in
+// zeKernelGetProperties, refuses any other group size and launches with it
+// by default.  Each work item writes its local ids and sizes and its group.
+__kernel __attribute__((reqd_work_group_size(8, 4, 1))) void reqd(__global uint *out)
+{
+	const size_t i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + get_global_id(0);
+	out[i * 4 + 0] = get_local_id(1) * get_local_size(0) + get_local_id(0);
+	out[i * 4 + 1] = get_local_size(0);
+	out[i * 4 + 2] = get_local_size(1) * 100 + get_local_size(2);
+	out[i * 4 + 3] = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+}

@@ -504,7 +504,9 @@ class TestModuleFormat(unittest.TestCase):
             (self.patched(text_hdr + 24, struct.pack('<Q', note_at)), 'overlaps'),
             (self.patched(text_hdr + 32, struct.pack('<Q', 40)), 'multiple of 16'),
             (self.patched(note_at + 12, b'ZESIN'), 'name is not "ZESIM"'),
-            (self.patched(note_at + 20, struct.pack('<I', 2)), 'version 2'),
+            (self.patched(note_at + 20, struct.pack('<I', 3)), 'version 3'),
+            # version 2 has a 48-byte header (reqd_group_size): this descriptor is too short for it
+            (self.patched(note_at + 20, struct.pack('<I', 2)), 'descsz'),
             (self.patched(note_at + 24, struct.pack('<I', 12)), 'simd_width 12'),
             (self.patched(note_at + 40, struct.pack('<I', 9)), 'num_args 9 exceeds|descsz'),
             (self.patched(note_at + 20 + 32, struct.pack('<I', 7)), 'unknown kind 7'),

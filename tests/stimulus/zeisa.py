@@ -1364,13 +1364,16 @@ SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 STT_FUNC, STB_LOCAL, STB_GLOBAL = 2, 0, 1
 NT_ZESIM_KERNEL = 1
 NOTE_NAME = b'ZESIM\0'
-NOTE_VERSION = 1
+NOTE_VERSION = 1       # 32-byte descriptor header
+NOTE_VERSION_REQD = 2  # 48-byte header: reqd_group_size x, y, z and a reserved word
+MAX_REQD_GROUP_ITEMS = 65536
 TEXT_PREFIX = '.text.'
 
 _EHDR = struct.Struct('<16sHHIQQQIHHHHHH')
 _SHDR = struct.Struct('<IIQQQQIIQQ')
 _SYM = struct.Struct('<IBBHQQ')
 _NOTE_DESC = struct.Struct('<8I')
+_NOTE_REQD = struct.Struct('<4I')  # after _NOTE_DESC in a version 2 note
 _ARG_REC = struct.Struct('<4I')
 
 
@@ -1484,6 +1487,7 @@ class _NoteKernel:
     slm_bytes: int
     arg_bytes: int
     args: list
+    reqd_group_size: tuple = (0, 0, 0)
 
 
 def _read_notes(section):
@@ -1516,26 +1520,34 @@ def _parse_kernel_desc(desc, pos):
     if len(desc) < _NOTE_DESC.size:
         _fail('%s: descsz %d is shorter than the %d-byte header', where, len(desc), _NOTE_DESC.size)
     version, simd, grf, slm, arg_bytes, nargs, strings_size, reserved = _NOTE_DESC.unpack_from(desc)
-    checks = ((version == NOTE_VERSION, 'version %d is not %d' % (version, NOTE_VERSION)),
-              (simd in (8, 16), 'simd_width %d is not 8 or 16' % simd),
+    if version not in (NOTE_VERSION, NOTE_VERSION_REQD):
+        _fail('%s: version %d is not %d or %d', where, version, NOTE_VERSION, NOTE_VERSION_REQD)
+    header = _NOTE_DESC.size + (_NOTE_REQD.size if version == NOTE_VERSION_REQD else 0)
+    checks = ((simd in (8, 16), 'simd_width %d is not 8 or 16' % simd),
               (1 <= grf <= GRF_COUNT, 'grf_count %d is not 1-128' % grf),
               (slm <= MAX_SLM, 'slm_bytes %d exceeds %d' % (slm, MAX_SLM)),
               (arg_bytes <= MAX_ARG_BYTES, 'arg_bytes %d exceeds %d' % (arg_bytes, MAX_ARG_BYTES)),
               (nargs <= MAX_ARGS, 'num_args %d exceeds %d' % (nargs, MAX_ARGS)),
               (strings_size % 4 == 0, 'strings_size %d is not a multiple of 4' % strings_size),
               (reserved == 0, 'reserved is %d, not 0' % reserved),
-              (len(desc) == _NOTE_DESC.size + 16 * nargs + strings_size,
-               'descsz %d is not 32 + 16*num_args + strings_size' % len(desc)))
+              (len(desc) == header + 16 * nargs + strings_size,
+               'descsz %d is not %d + 16*num_args + strings_size' % (len(desc), header)))
     for ok, message in checks:
         if not ok:
             _fail('%s: %s', where, message)
-    strings = desc[_NOTE_DESC.size + 16 * nargs:]
-    args = [_parse_arg(desc, i, strings, arg_bytes, where) for i in range(nargs)]
-    return _NoteKernel(_cstring(strings, 0, where + ' kernel name'), simd, grf, slm, arg_bytes, args)
+    reqd = (0, 0, 0)
+    if version == NOTE_VERSION_REQD:
+        *reqd, reserved2 = _NOTE_REQD.unpack_from(desc, _NOTE_DESC.size)
+        reqd = tuple(reqd)
+        if reserved2 or not all(reqd) or reqd[0] * reqd[1] * reqd[2] > MAX_REQD_GROUP_ITEMS:
+            _fail('%s: reqd_group_size %s (reserved %d) invalid', where, reqd, reserved2)
+    strings = desc[header + 16 * nargs:]
+    args = [_parse_arg(desc, header, i, strings, arg_bytes, where) for i in range(nargs)]
+    return _NoteKernel(_cstring(strings, 0, where + ' kernel name'), simd, grf, slm, arg_bytes, args, reqd)
 
 
-def _parse_arg(desc, i, strings, arg_bytes, where):
-    kind, offset, size, name_off = _ARG_REC.unpack_from(desc, _NOTE_DESC.size + 16 * i)
+def _parse_arg(desc, header, i, strings, arg_bytes, where):
+    kind, offset, size, name_off = _ARG_REC.unpack_from(desc, header + 16 * i)
     where = '%s arg %d' % (where, i)
     if kind >= len(ARG_KINDS):
         _fail('%s: unknown kind %d', where, kind)

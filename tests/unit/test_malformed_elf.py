@@ -29,6 +29,15 @@ SOURCE = """\
         ret
 """
 
+# A kernel with a required group size: a version 2 kernel note (48-byte header).
+REQD_SOURCE = """\
+.kernel k
+.simd 8
+.reqd_group_size 8 4 1
+.arg out global
+        send.eot
+"""
+
 SHDR = struct.Struct("<IIQQQQIIQQ")  # name type flags addr offset size link info align entsize
 
 
@@ -85,6 +94,23 @@ def cases(img):
     yield "symbol outside", patch(img, "<Q", sym1 + 8, 1 << 40), "lies outside"
     yield "debug_line unit", patch(img, "<I", dl_off, 0x7FFFFFF0), ".debug_line: unit at offset 0"
     yield "empty file", b"", "shorter than an ELF64 header"
+    yield "note version 3", patch(img, "<I", desc, 3), "version 3, expected 1 or 2"
+    yield "note version 2 without its fields", patch(img, "<I", desc, 2), "does not match num_args"
+
+
+def reqd_cases(img):
+    """Corruptions of a version 2 kernel note (reqd_group_size)."""
+    s = sections(img)
+    note_off = s[".note.zesim"][2][4]
+    desc = note_off + 12 + 8
+    assert struct.unpack_from("<4I", img, desc + 32) == (8, 4, 1, 0), "not a version 2 note"
+    yield "reqd x 0", patch(img, "<I", desc + 32, 0), "reqd_group_size 0x4x1"
+    yield "reqd z 0", patch(img, "<I", desc + 40, 0), "reqd_group_size 8x4x0"
+    yield "reqd too large", patch(img, "<I", desc + 36, 8193), "reqd_group_size 8x8193x1"
+    yield "reqd overflow", patch(patch(img, "<I", desc + 32, 0xFFFFFFFF), "<I", desc + 36, 0xFFFFFFFF), \
+        "reqd_group_size 4294967295x4294967295x1"
+    yield "reqd reserved", patch(img, "<I", desc + 44, 5), "reserved field at offset 44 is 5"
+    yield "reqd as version 1", patch(img, "<I", desc, 1), "does not match num_args"
 
 
 SYM = struct.Struct("<IBBHQQ")  # name info other shndx value size
@@ -190,6 +216,26 @@ def main():
         for cut in sorted(set(range(0, len(img), max(1, len(img) // 48))) | {len(img) - 1}):
             n += 1
             f = run(a.dis, tmp, f"truncated to {cut}", img[:cut], "zesim-dis:")
+            if f:
+                failures.append(f)
+        # Version 2 notes: the good one reads back, its corruptions do not.
+        src.write_text(REQD_SOURCE)
+        r = zetools.assemble(a.as_path, src, good)
+        if r.returncode:
+            sys.exit("cannot build the module with a required group size: " + r.stderr)
+        ok = zetools.disassemble(a.dis, good)
+        if ok.returncode or ".reqd_group_size 8 4 1\n" not in ok.stdout:
+            sys.exit("the module with a required group size does not read back: " + ok.stderr + ok.stdout)
+        back = pathlib.Path(tmp) / "back.zeasm"
+        back.write_text(ok.stdout)
+        again = pathlib.Path(tmp) / "again.elf"
+        r = zetools.assemble(a.as_path, back, again)
+        if r.returncode or again.read_bytes() != good.read_bytes():
+            sys.exit("the disassembly of the module with a required group size does not assemble to the "
+                     "same module: " + r.stderr + ok.stdout)
+        for name, data, expect in reqd_cases(good.read_bytes()):
+            n += 1
+            f = run(a.dis, tmp, name, data, expect)
             if f:
                 failures.append(f)
         if a.spirv:

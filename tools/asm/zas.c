@@ -557,6 +557,39 @@ static void directive_attr(as_t *as, kern_t *k, cur_t *c, const char *d, pos_t p
 	}
 }
 
+/* .reqd_group_size X Y Z: the group size every launch must use (OpenCL C
+ * reqd_work_group_size); each at least 1, at most 65536 work items. */
+static void directive_reqd(as_t *as, kern_t *k, cur_t *c, pos_t p)
+{
+	uint64_t v[3], items = 1;
+	if (k->started) {
+		error_at(as, p, ".reqd_group_size must come before the kernel's first instruction");
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		skip_ws(c);
+		pos_t vp = here(c);
+		if (parse_uint(c, ZE_MAX_REQD_GROUP_ITEMS, &v[i]) || v[i] == 0) {
+			error_at(as, vp, ".reqd_group_size needs three sizes X Y Z, each 1-%u",
+				 ZE_MAX_REQD_GROUP_ITEMS);
+			return;
+		}
+		items *= v[i];
+	}
+	if (!at_end(c)) {
+		error_at(as, here(c), ".reqd_group_size: unexpected text");
+		return;
+	}
+	if (items > ZE_MAX_REQD_GROUP_ITEMS) {
+		error_at(as, p, ".reqd_group_size %llux%llux%llu: more than %u work items",
+			 (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
+			 ZE_MAX_REQD_GROUP_ITEMS);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		k->k.reqd_group[i] = (uint32_t)v[i];
+}
+
 static void directive_inst(as_t *as, kern_t *k, cur_t *c, pos_t p)
 {
 	ainst_t *a = new_inst(k);
@@ -620,6 +653,8 @@ static void directive(as_t *as, cur_t *c)
 	}
 	if (strcmp(d, ".simd") == 0 || strcmp(d, ".grf") == 0 || strcmp(d, ".slm") == 0) {
 		directive_attr(as, k, c, d, p);
+	} else if (strcmp(d, ".reqd_group_size") == 0) {
+		directive_reqd(as, k, c, p);
 	} else if (strcmp(d, ".arg") == 0) {
 		if (k->started)
 			error_at(as, p, ".arg must come before the kernel's first instruction");

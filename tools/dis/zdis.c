@@ -93,6 +93,9 @@ void zdis_module(const zm_module_t *m, FILE *out)
 		const zm_kernel_t *k = &m->kernels[i];
 		fprintf(out, "%s.kernel %s\n", i ? "\n" : "", k->name);
 		fprintf(out, ".simd %u\n.grf %u\n.slm %u\n", k->simd, k->grf, k->slm);
+		if (k->reqd_group[0])
+			fprintf(out, ".reqd_group_size %u %u %u\n", k->reqd_group[0], k->reqd_group[1],
+				k->reqd_group[2]);
 		for (uint32_t a = 0; a < k->nargs; a++)
 			fprintf(out, ".arg %s %s %u @%u\n", k->args[a].name,
 				zm_arg_kind_name(k->args[a].kind), k->args[a].size,

@@ -16,7 +16,8 @@
 #include "zs/ze_isa.h"
 
 #define NOTE_HDR 12u
-#define DESC_HDR 32u
+#define DESC_HDR 32u      /* version 1 */
+#define DESC_HDR_REQD 48u /* version 2: reqd_group_size x, y, z and a reserved word */
 #define ARG_REC 16u
 #define MAX_SECTIONS 4096u
 #define MAX_FILE_BYTES (256u << 20)
@@ -166,12 +167,16 @@ static void build_note(buf_t *b, const zm_kernel_t *k)
 		buf_str(&strings, k->args[i].name);
 	}
 	buf_pad4(&strings);
+	/* Version 1 (what readers before version 2 accept) unless the kernel
+	 * requires a group size. */
+	const int reqd = k->reqd_group[0] || k->reqd_group[1] || k->reqd_group[2];
+	const uint32_t hdr = reqd ? DESC_HDR_REQD : DESC_HDR;
 	buf_u32(b, (uint32_t)sizeof(ZE_NOTE_NAME));
-	buf_u32(b, DESC_HDR + ARG_REC * k->nargs + (uint32_t)strings.n);
+	buf_u32(b, hdr + ARG_REC * k->nargs + (uint32_t)strings.n);
 	buf_u32(b, ZE_NT_KERNEL);
 	buf_str(b, ZE_NOTE_NAME);
 	buf_pad4(b);
-	buf_u32(b, ZE_NOTE_VERSION);
+	buf_u32(b, reqd ? ZE_NOTE_VERSION_REQD : ZE_NOTE_VERSION);
 	buf_u32(b, k->simd);
 	buf_u32(b, k->grf);
 	buf_u32(b, k->slm);
@@ -179,6 +184,11 @@ static void build_note(buf_t *b, const zm_kernel_t *k)
 	buf_u32(b, k->nargs);
 	buf_u32(b, (uint32_t)strings.n);
 	buf_u32(b, 0);
+	if (reqd) {
+		for (int i = 0; i < 3; i++)
+			buf_u32(b, k->reqd_group[i]);
+		buf_u32(b, 0);
+	}
 	for (uint32_t i = 0; i < k->nargs; i++) {
 		buf_u32(b, k->args[i].kind);
 		buf_u32(b, k->args[i].offset);
@@ -677,21 +687,44 @@ static int parse_note_desc(struct reader *r, const uint8_t *d, uint32_t dsz, zm_
 	k->grf = rd32(d + 8);
 	k->slm = rd32(d + 12);
 	k->arg_bytes = rd32(d + 16);
-	if (version != ZE_NOTE_VERSION)
-		return fail(r->err, r->len, "kernel note %u: version %u, expected %u", index,
-			    version, ZE_NOTE_VERSION);
+	if (version != ZE_NOTE_VERSION && version != ZE_NOTE_VERSION_REQD)
+		return fail(r->err, r->len, "kernel note %u: version %u, expected %u or %u", index,
+			    version, ZE_NOTE_VERSION, ZE_NOTE_VERSION_REQD);
 	if (rd32(d + 28))
 		return fail(r->err, r->len, "kernel note %u: reserved field is %u, expected 0",
 			    index, rd32(d + 28));
+	const uint32_t hdr = version == ZE_NOTE_VERSION_REQD ? DESC_HDR_REQD : DESC_HDR;
+	if (dsz < hdr)
+		return fail(r->err, r->len, "kernel note %u: descriptor of %u bytes is shorter "
+					    "than its %u-byte version %u header", index, dsz, hdr, version);
 	if (nargs > ZE_MAX_ARGS)
 		return fail(r->err, r->len, "kernel note %u: num_args = %u exceeds %u", index,
 			    nargs, ZE_MAX_ARGS);
-	if (ssz == 0 || ssz % 4 || (uint64_t)DESC_HDR + (uint64_t)ARG_REC * nargs + ssz != dsz)
+	if (ssz == 0 || ssz % 4 || (uint64_t)hdr + (uint64_t)ARG_REC * nargs + ssz != dsz)
 		return fail(r->err, r->len,
 			    "kernel note %u: descsz %u does not match num_args %u and "
 			    "strings_size %u",
 			    index, dsz, nargs, ssz);
-	const uint8_t *strings = d + DESC_HDR + ARG_REC * nargs;
+	if (hdr == DESC_HDR_REQD) {
+		uint64_t items = 1;
+		for (int i = 0; i < 3; i++) {
+			k->reqd_group[i] = rd32(d + 32 + 4 * i);
+			items *= k->reqd_group[i];
+			if (items > ZE_MAX_REQD_GROUP_ITEMS)
+				items = ZE_MAX_REQD_GROUP_ITEMS + 1ull; /* (no overflow) */
+		}
+		if (rd32(d + 44))
+			return fail(r->err, r->len,
+				    "kernel note %u: reserved field at offset 44 is %u, expected 0",
+				    index, rd32(d + 44));
+		if (items == 0 || items > ZE_MAX_REQD_GROUP_ITEMS)
+			return fail(r->err, r->len,
+				    "kernel note %u: reqd_group_size %ux%ux%u: each must be at least 1 "
+				    "and the product at most %u",
+				    index, k->reqd_group[0], k->reqd_group[1], k->reqd_group[2],
+				    ZE_MAX_REQD_GROUP_ITEMS);
+	}
+	const uint8_t *strings = d + hdr + ARG_REC * nargs;
 	if (strings[ssz - 1] != 0)
 		return fail(r->err, r->len, "kernel note %u: string area not NUL-terminated",
 			    index);
@@ -717,7 +750,7 @@ static int parse_note_desc(struct reader *r, const uint8_t *d, uint32_t dsz, zm_
 	if (!k->args)
 		return fail(r->err, r->len, "out of memory");
 	for (uint32_t i = 0; i < nargs; i++) {
-		const uint8_t *a = d + DESC_HDR + ARG_REC * i;
+		const uint8_t *a = d + hdr + ARG_REC * i;
 		zm_arg_t *arg = &k->args[i];
 		arg->kind = rd32(a);
 		arg->offset = rd32(a + 4);
