@@ -260,7 +260,8 @@ static void dead_code(spv_ctx_t *c)
 
 /* ---- common subexpressions ------------------------------------------------------ */
 
-static int cse_op(uint8_t op)
+/* Arithmetic without side effects: its result depends on its operands only. */
+int spv_pure_op(uint8_t op)
 {
 	switch (op) {
 	case ZE_OP_MOV: case ZE_OP_NOT: case ZE_OP_AND: case ZE_OP_OR: case ZE_OP_XOR: case ZE_OP_SHL:
@@ -313,7 +314,7 @@ static void common_subexpressions(spv_ctx_t *c)
 			inst_t in = b->code[i];
 			for (int k = 0; k < 3; k++)
 				in.s[k] = cse_map(map, in.s[k]);
-			int ok = cse_op(in.op) && !in.pred && in.d.k == O_V && in.d.sub == 0 && defs[in.d.v] == 1 &&
+			int ok = spv_pure_op(in.op) && !in.pred && in.d.k == O_V && in.d.sub == 0 && defs[in.d.v] == 1 &&
 				 c->vr[in.d.v].size == 1;
 			for (int k = 0; k < 3 && ok; k++) {
 				const opnd_t o = in.s[k];

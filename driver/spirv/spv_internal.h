@@ -264,6 +264,7 @@ void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 
 /* spv_backend.c */
 void spv_cfg(spv_ctx_t *c);  /* successors, predecessors, reachability, phi-edge splitting, RPO */
+int spv_pure_op(uint8_t op);  /* arithmetic without side effects (CSE, hoisting) */
 void spv_rpo(spv_ctx_t *c);  /* the reverse postorder again (c->rpo_list[0] stays the entry) */
 void spv_backend(spv_ctx_t *c, zm_kernel_t *k);
 

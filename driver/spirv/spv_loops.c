@@ -1083,18 +1083,6 @@ static int pipeline_loop(spv_ctx_t *c, uint32_t bi)
 
 /* ---- loop-invariant code ------------------------------------------------------------------ */
 
-static int pure_op(uint8_t op)
-{
-	switch (op) {
-	case ZE_OP_MOV: case ZE_OP_NOT: case ZE_OP_AND: case ZE_OP_OR: case ZE_OP_XOR: case ZE_OP_SHL:
-	case ZE_OP_SHR: case ZE_OP_ASR: case ZE_OP_ADD: case ZE_OP_MUL: case ZE_OP_MAD: case ZE_OP_MIN:
-	case ZE_OP_MAX: case ZE_OP_INV: case ZE_OP_SQRT: case ZE_OP_EXP: case ZE_OP_LOG:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Arithmetic of a single-block loop whose operands do not change in the loop
  * (a divisor's reciprocal, a row's base address, a constant moved into a
  * register) moves to a new block H before it, in order: computed once
@@ -1123,7 +1111,7 @@ static int hoist_invariants(spv_ctx_t *c, uint32_t bi)
 	size_t nout = 0;
 	for (size_t i = 0; i < B->ncode; i++) {
 		const inst_t *in = &B->code[i];
-		int ok = pure_op(in->op) && !in->pred && !in->cmod && in->d.k == O_V && !in->d.sub && cls[in->d.v] == V_DEF &&
+		int ok = spv_pure_op(in->op) && !in->pred && !in->cmod && in->d.k == O_V && !in->d.sub && cls[in->d.v] == V_DEF &&
 			 ndef[in->d.v] == 1 && !read[in->d.v] && c->vr[in->d.v].size == 1;
 		for (int k = 0; k < 3 && ok; k++) {
 			const opnd_t o = in->s[k];
