@@ -1026,23 +1026,60 @@ static void report_timeout(zk_kmd_t *k)
 	fflush(stderr);
 }
 
+/* Whether the FIFO holds a job of another queue than q: only then is it
+ * worth taking the engine from q's job. */
+static int other_queue_waits(const zk_kmd_t *k, const zk_queue_t *q)
+{
+	for (const zk_job_t *j = k->head; j; j = j->next)
+		if (j->q != q)
+			return 1;
+	return 0;
+}
+
+/* Put job j (just taken off the engine) back in the FIFO without letting any
+ * later job of its own queue pass it (docs/kmd.md §5): j and every queued job
+ * of its queue move, in their order, to the tail.  Other queues' jobs keep
+ * their places ahead of them. */
+static void requeue_in_order(zk_kmd_t *k, zk_job_t *j)
+{
+	zk_job_t *mine = j, **mt = &j->next;
+	j->next = NULL;
+	for (zk_job_t **pj = &k->head; *pj;) {
+		zk_job_t *x = *pj;
+		if (x->q == j->q) {
+			*pj = x->next;
+			x->next = NULL;
+			*mt = x;
+			mt = &x->next;
+		} else {
+			pj = &x->next;
+		}
+	}
+	zk_job_t **pt = &k->head;
+	while (*pt)
+		pt = &(*pt)->next;
+	*pt = mine;
+	k->tail = mine;
+	while (k->tail->next)
+		k->tail = k->tail->next;
+}
+
 void zk_service(zk_kmd_t *k)
 {
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
-		if (status == ZS_ENGINE_WAITING && k->head && !zs_hw_busy(k->hw)) {
-			/* The job waits on a semaphore that later work may release (as
-			 * Xe time-slices), and none of its walkers runs: park it at its
-			 * SEMAPHORE_WAIT and run the next. */
+		if (status == ZS_ENGINE_WAITING && other_queue_waits(k, k->running->q) && !zs_hw_busy(k->hw)) {
+			/* The job waits on a semaphore that another queue's work may
+			 * release (as Xe time-slices), and none of its walkers runs:
+			 * park it at its SEMAPHORE_WAIT and run the other work.  Its
+			 * own queue's later jobs stay behind it (in-order queues). */
 			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 1);
 			const uint64_t at = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
 			if (at) {
 				zk_job_t *j = k->running;
 				j->batch = at;
-				j->next = NULL;
-				k->tail->next = j;
-				k->tail = j;
 				k->running = NULL;
+				requeue_in_order(k, j);
 				k->st.preemptions++;
 				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
 			}
