@@ -97,6 +97,12 @@ uint32_t Device::mmio_read(uint32_t off)
         return uint32_t(gt_.now());
     case ZS_REG_GT_CYCLES_HI:
         return cyc_hi_latch_;
+    case ZS_REG_CTX_IMAGES:
+        return uint32_t(images_.size());
+    case ZS_REG_WALKER_KERNEL_LO:
+        return uint32_t(gt_.current_kernel());
+    case ZS_REG_WALKER_KERNEL_HI:
+        return uint32_t(gt_.current_kernel() >> 32);
     case ZS_REG_ENGINE_STATUS:
         switch (cs_) {
         case Cs::Idle: return gt_.busy() ? ZS_ENGINE_BUSY : ZS_ENGINE_IDLE;
@@ -134,29 +140,61 @@ void Device::mmio_write(uint32_t off, uint32_t value)
             gt_.reset();
             cs_ = Cs::Idle;
             in_batch_ = false;
+            batch_ended_ = false;
             set_reg(ZS_REG_ENGINE_ERROR, 0);
             set_reg(ZS_REG_RING_CTL, 0);
             set_reg(ZS_REG_RING_HEAD, reg(ZS_REG_RING_TAIL));
             was_busy_ = false;
         }
         return;
-    case ZS_REG_CS_PREEMPT:
-        // Only a semaphore wait inside a batch is a safe point: the batch
-        // resumes by re-executing that command (a BATCH_START to it).
+    case ZS_REG_CS_PREEMPT: {
+        // Bit 0: a semaphore wait inside a batch is a safe point: the batch
+        // resumes by re-executing that command (a BATCH_START to it).  Bit 1:
+        // any point inside a batch, with the GT's state saved for the
+        // context (docs/commands.md §8): the batch resumes at the next
+        // command, or re-executes the post-sync command or semaphore wait it
+        // was at, once CTX_ID has brought the state back.
         set_reg(ZS_REG_PREEMPT_ADDR_LO, 0);
         set_reg(ZS_REG_PREEMPT_ADDR_HI, 0);
-        if ((value & 1) && cs_ == Cs::WaitSemaphore && in_batch_) {
-            set_reg(ZS_REG_PREEMPT_ADDR_LO, uint32_t(cmd_addr_));
-            set_reg(ZS_REG_PREEMPT_ADDR_HI, uint32_t(cmd_addr_ >> 32));
-            set_reg(ZS_REG_RING_HEAD, reg(ZS_REG_RING_TAIL));
-            in_batch_ = false;
-            cs_ = Cs::Idle;
+        set_reg(ZS_REG_PREEMPT_STATUS, 0);
+        const bool at_wait = (value & 1) && cs_ == Cs::WaitSemaphore && in_batch_;
+        const bool anywhere = (value & 2) && (cs_ == Cs::Fetch || cs_ == Cs::WaitIdle || cs_ == Cs::WaitSemaphore ||
+                                              (cs_ == Cs::Idle && gt_.busy()));
+        if (!at_wait && !anywhere)
+            return;
+        if (anywhere && gt_.busy())
+            images_[reg(ZS_REG_CTX_ID)] = gt_.save_context();
+        if (in_batch_) {
+            const uint64_t resume = cs_ == Cs::Fetch ? batch_addr_ : cmd_addr_;
+            set_reg(ZS_REG_PREEMPT_ADDR_LO, uint32_t(resume));
+            set_reg(ZS_REG_PREEMPT_ADDR_HI, uint32_t(resume >> 32));
+            set_reg(ZS_REG_PREEMPT_STATUS, 1);
+        } else {
+            set_reg(ZS_REG_PREEMPT_STATUS, batch_ended_ ? 2 : 3);
         }
+        set_reg(ZS_REG_RING_HEAD, reg(ZS_REG_RING_TAIL));
+        in_batch_ = false;
+        batch_ended_ = false;
+        cs_ = Cs::Idle;
+        return;
+    }
+    case ZS_REG_CTX_ID: {
+        set_reg(off, value);
+        auto it = images_.find(value);
+        if (it != images_.end() && !gt_.busy()) {
+            gt_.restore_context(std::move(it->second));
+            images_.erase(it);
+        }
+        return;
+    }
+    case ZS_REG_CTX_DISCARD:
+        images_.erase(value);
         return;
     case ZS_REG_RING_CTL:
         if ((value & 1) && !(reg(off) & 1)) {
             set_reg(ZS_REG_RING_HEAD, 0);
             in_batch_ = false;
+            batch_ended_ = false;
             if (cs_ != Cs::Error)
                 cs_ = Cs::Idle;
         }
@@ -237,19 +275,29 @@ bool Device::write_qword(uint64_t va, uint64_t v)
 
 void Device::note_faults()
 {
-    const auto &f = gt_.faults();
-    if (f.size() <= faults_seen_) {
-        faults_seen_ = f.size();  // the list was cleared between runs
+    const std::vector<EuException> ex = gt_.take_exceptions();
+    if (ex.empty())
         return;
+    // The registers keep the first exception until the KMD clears FAULT_STATUS.
+    size_t first = 0;
+    if (reg(ZS_REG_FAULT_STATUS) & 1) {
+        regs_[ZS_REG_FAULT_STATUS] |= 1u << 9;
+    } else {
+        const EuException &p = ex[first];
+        set_reg(ZS_REG_FAULT_STATUS, 1u | uint32_t(p.reason) << 4 | (p.write ? 1u << 8 : 0) |
+                                         (ex.size() > 1 ? 1u << 9 : 0));
+        set_reg(ZS_REG_FAULT_ADDR_LO, uint32_t(p.va));
+        set_reg(ZS_REG_FAULT_ADDR_HI, uint32_t(p.va >> 32));
+        set_reg(ZS_REG_FAULT_THREAD, p.eu << 8 | p.thread);
+        set_reg(ZS_REG_FAULT_CTX, reg(ZS_REG_CTX_ID));
+        set_reg(ZS_REG_FAULT_EXCEPTION, p.bits);
+        set_reg(ZS_REG_FAULT_IP, p.ip);
+        set_reg(ZS_REG_FAULT_KERNEL_LO, uint32_t(p.kernel_va));
+        set_reg(ZS_REG_FAULT_KERNEL_HI, uint32_t(p.kernel_va >> 32));
     }
-    const PageFault &p = f.back();
-    faults_seen_ = f.size();
-    set_reg(ZS_REG_FAULT_STATUS, 1u | uint32_t(p.reason) << 4 | (p.write ? 1u << 8 : 0));
-    set_reg(ZS_REG_FAULT_ADDR_LO, uint32_t(p.va));
-    set_reg(ZS_REG_FAULT_ADDR_HI, uint32_t(p.va >> 32));
-    set_reg(ZS_REG_FAULT_THREAD, p.eu << 8 | p.thread);
-    set_reg(ZS_REG_FAULT_CTX, reg(ZS_REG_CTX_ID));
     raise_irq(ZS_IRQ_PAGE_FAULT);
+    if ((reg(ZS_REG_FAULT_CTL) & 1) && cs_ != Cs::Error)
+        engine_error(ZS_ERR_EU_FAULT, ex[0].kernel_va, "a thread of the kernel ended by an exception (halt on EU fault)");
 }
 
 bool Device::ring_valid()
@@ -390,6 +438,7 @@ uint64_t Device::cs_step()
                 return spent;
             }
             in_batch_ = true;
+            batch_ended_ = false;
             batch_addr_ = addr64(1);
             break;
         case ZS_CMD_BATCH_END:
@@ -398,6 +447,7 @@ uint64_t Device::cs_step()
                 return spent;
             }
             in_batch_ = false;
+            batch_ended_ = true;
             break;
         case ZS_CMD_COMPUTE_WALKER: {
             WalkerJob w;

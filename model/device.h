@@ -66,13 +66,14 @@ private:
     uint32_t ts_hi_latch_ = 0, cyc_hi_latch_ = 0;
     Cs cs_ = Cs::Idle;
     bool in_batch_ = false;
+    bool batch_ended_ = false;  // a BATCH_END ran since the ring's last BATCH_START
     uint64_t batch_addr_ = 0;
     uint64_t cmd_addr_ = 0;  // address of the command being executed
     uint32_t pending_[16] = {};
     unsigned pending_len_ = 0;
-    size_t faults_seen_ = 0;
     bool was_busy_ = false;
     std::string error_text_;
+    std::map<uint32_t, Gt::Image> images_;  // contexts preempted with their GT state (CS_PREEMPT bit 1)
 };
 
 }  // namespace zesim

@@ -47,6 +47,7 @@ struct HwThread {
     bool arg_fault = false;        // the argument area could not be read at dispatch
     uint64_t arg_fault_va = 0;
     FaultReason arg_fault_why = FaultReason::None;
+    PageFault pf{};                // the page fault that ended it, if any
 };
 
 struct Eu {
@@ -75,18 +76,32 @@ struct Gt::Impl {
     uint64_t resident_total = 0;
     uint64_t gt_accounted = 0;  // GT counters cover the cycles before this
 
-    explicit Impl(Gt &g) : gt(g)
+    explicit Impl(Gt &g, uint64_t now = 0) : gt(g), dispatcher_free(now), gt_accounted(now)
     {
         const Topology &t = g.cfg_.topo;
         ss.resize(t.total_subslices());
         for (SubSlice &s : ss) {
             s.eus.resize(t.eus);
-            for (Eu &e : s.eus)
+            for (Eu &e : s.eus) {
                 e.threads.resize(t.threads);
+                e.accounted = now;
+            }
             s.free_threads = t.eus * t.threads;
             s.slm.assign(g.cfg_.slm_bytes_per_subslice, 0);
         }
-        g.events_.attach(&g.ledger_);
+    }
+
+    // The cycles before `now` are accounted; nothing of this state issues earlier.
+    void resume_at(uint64_t now)
+    {
+        gt_accounted = now;
+        dispatcher_free = std::max(dispatcher_free, now);
+        for (SubSlice &s : ss)
+            for (Eu &e : s.eus) {
+                e.accounted = now;
+                if (e.resident && e.next < now)
+                    e.next = now;
+            }
     }
 
     uint32_t eu_index(uint32_t s, uint32_t e) const { return s * gt.cfg_.topo.eus + e; }
@@ -337,6 +352,7 @@ struct Gt::Impl {
                         continue;
                     account(eu, eu_index(si, e % uint32_t(s.eus.size())), gt.now_);
                     t.busy = true;
+                    t.pf = PageFault{};
                     t.group = g.get();
                     t.index = placed++;
                     payload(t, *g, si, e % uint32_t(s.eus.size()), slot);
@@ -402,6 +418,16 @@ struct Gt::Impl {
         account(eu, eu_index(si, ei), gt.now_ + 1);
         if (gt.capture_)
             record(t);
+        if (t.st.status == ThreadStatus::Exception) {
+            const bool pf = t.st.cr0[1] >> ZE_EXC_PAGE_FAULT & 1;
+            const bool full = pf || (t.st.cr0[1] >> ZE_EXC_MISALIGNED & 1);  // SLM: the offset
+            gt.exceptions_.push_back(EuException{t.st.cr0[1], t.st.cr0[2], full ? t.pf.va : t.st.cr0[3],
+                                                 pf ? t.pf.reason : FaultReason::None, pf && t.pf.write,
+                                                 t.group->job->w.kernel_va, eu_index(si, ei),
+                                                 uint32_t(&t - eu.threads.data())});
+            if (gt.exceptions_.size() > 64)  // the device takes them every step: keep a bounded tail
+                gt.exceptions_.erase(gt.exceptions_.begin());
+        }
         Group &g = *t.group;
         t.busy = false;
         t.ready = kNever;
@@ -426,7 +452,9 @@ struct Gt::Impl {
 
     void fault(HwThread &t, uint32_t eu, uint32_t slot, uint64_t va, FaultReason why, bool write)
     {
-        gt.faults_.push_back(PageFault{va, why, eu, slot, write});
+        t.pf = PageFault{va, why, eu, slot, write};
+        if (gt.faults_.size() < 65536)  // for the stimulus runner's report; bounded in a long-lived daemon
+            gt.faults_.push_back(t.pf);
         t.st.raise(ZE_EXC_PAGE_FAULT, uint32_t(va));
     }
 
@@ -504,6 +532,7 @@ uint64_t Gt::Impl::send(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, co
         for (unsigned e = 0; e < v; e++) {
             const uint64_t a = slm ? uint64_t(off) + 4 * e : base + off + 4 * e;
             if (a & 3) {
+                t.pf = PageFault{a, FaultReason::None, geu, slot, store || atomic};  // the full address
                 st.raise(ZE_EXC_MISALIGNED, uint32_t(a));
                 return now;
             }
@@ -620,7 +649,30 @@ Gt::Gt(const GtConfig &cfg, PhysMem &mem)
     : cfg_(cfg), mem_(mem), mmu_(mem), timing_(cfg.mem)
 {
     ledger_.configure(cfg.topo.total_eus(), cfg.ledger_window);
-    impl_ = std::make_unique<Impl>(*this);
+    impl_ = std::make_shared<Impl>(*this);
+    events_.attach(&ledger_);
+}
+
+Gt::Image Gt::save_context()
+{
+    impl_->account_gt(now_);
+    impl_->account_all(now_);
+    Image img = std::move(impl_);
+    impl_ = std::make_shared<Impl>(*this, now_);
+    return img;
+}
+
+void Gt::restore_context(Image img)
+{
+    impl_->account_gt(now_);
+    impl_->account_all(now_);
+    impl_ = std::move(img);
+    impl_->resume_at(now_);
+}
+
+uint64_t Gt::current_kernel() const
+{
+    return impl_->jobs.empty() ? 0 : impl_->jobs.front().w.kernel_va;
 }
 
 Gt::~Gt() = default;

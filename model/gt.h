@@ -69,8 +69,22 @@ struct PageFault {
     bool write;
 };
 
+// A thread ended by an exception (docs/isa.md §7), for the fault registers
+// (docs/mmio.md): what the command streamer reports to the KMD.
+struct EuException {
+    uint32_t bits;          // cr0.1: exception status bits
+    uint32_t ip;            // cr0.2: offset of the instruction in the kernel
+    uint64_t va;            // page fault: the faulting address; else cr0.3
+    FaultReason reason;     // page fault: why; else None
+    bool write;
+    uint64_t kernel_va;     // the walker's kernel
+    uint32_t eu, thread;    // global EU index, slot
+};
+
 class Gt {
 public:
+    struct Impl;
+
     Gt(const GtConfig &cfg, PhysMem &mem);
     ~Gt();
 
@@ -98,15 +112,31 @@ public:
     // Abandon every thread, group and queued walker (engine reset).
     void reset();
 
+    // Context switch (docs/model.md §8): take out the whole state of the
+    // running context — resident threads with their registers and scoreboard,
+    // thread groups with their SLM and barriers, queued walkers — leaving the
+    // GT idle; and put such a state back (the GT must be idle), its threads
+    // continuing from the present cycle.  Time does not pass for a saved state.
+    using Image = std::shared_ptr<Impl>;
+    Image save_context();
+    void restore_context(Image img);
+    // Kernel address of the walker now dispatching or running (0 if none).
+    uint64_t current_kernel() const;
+
     void set_capture(bool on) { capture_ = on; }
     const std::vector<ThreadRecord> &records() const { return records_; }
     void clear_records() { records_.clear(); faults_.clear(); }
     const std::vector<PageFault> &faults() const { return faults_; }
+    // Exceptions that ended threads since the last call (taken by the device).
+    std::vector<EuException> take_exceptions()
+    {
+        std::vector<EuException> e;
+        e.swap(exceptions_);
+        return e;
+    }
     uint64_t walkers_completed() const { return walkers_completed_; }
     // Called whenever a walker finishes (the command streamer waits on it).
     std::function<void()> on_walker_done;
-
-    struct Impl;
 
 private:
     GtConfig cfg_;
@@ -119,8 +149,9 @@ private:
     bool capture_ = false;
     std::vector<ThreadRecord> records_;
     std::vector<PageFault> faults_;
+    std::vector<EuException> exceptions_;
     uint64_t walkers_completed_ = 0;
-    std::unique_ptr<Impl> impl_;
+    std::shared_ptr<Impl> impl_;  // shared: a saved context outlives its turn on the GT
 };
 
 }  // namespace zesim

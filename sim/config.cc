@@ -83,6 +83,14 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 cfg.dispatch_cycles = val.get<uint32_t>();
             else if (key == "job_timeout_ms")
                 kmd.job_timeout_ms = val.get<uint32_t>();
+            else if (key == "timeslice_cycles")
+                kmd.timeslice_cycles = val.get<uint64_t>();
+            else if (key == "fault_mode") {
+                const std::string m = val.get<std::string>();
+                if (m != "fail" && m != "continue")
+                    throw std::runtime_error("fault_mode must be \"fail\" or \"continue\", not \"" + m + "\"");
+                kmd.fault_continue = m == "continue";
+            }
             else
                 throw std::runtime_error("unknown key '" + key + "'");
         }

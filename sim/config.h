@@ -11,6 +11,8 @@ namespace zesim {
 // Settings of the daemon's fake KMD (docs/config.md §3); not part of a preset.
 struct KmdConfig {
     uint32_t job_timeout_ms = 600000;  // ZK_DEFAULT_JOB_TIMEOUT_MS; 0 = no watchdog
+    bool fault_continue = false;       // fault_mode "continue" (ZK_FAULT_CONTINUE); default "fail"
+    uint64_t timeslice_cycles = 100000;  // ZK_DEFAULT_TIMESLICE_CYCLES; 0 = no time slicing
 };
 
 // Throws std::runtime_error with a clear message on an unknown preset.

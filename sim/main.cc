@@ -104,6 +104,8 @@ int sc_main(int argc, char **argv)
             so.test_channel = test_channel;
             so.max_cycles = opt.max_cycles;
             so.job_timeout_ms = kmd.job_timeout_ms;
+            so.fault_continue = kmd.fault_continue;
+            so.timeslice_cycles = kmd.timeslice_cycles;
             serve(dev, top, so);
             return 0;
         }

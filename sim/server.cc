@@ -184,6 +184,8 @@ public:
         if (!kmd_)
             throw std::runtime_error("cannot create the KMD");
         zk_set_job_timeout(kmd_, opt_.job_timeout_ms);
+        zk_set_fault_mode(kmd_, opt_.fault_continue ? ZK_FAULT_CONTINUE : ZK_FAULT_FAIL);
+        zk_set_timeslice(kmd_, opt_.timeslice_cycles);
     }
     ~Server() { zk_destroy(kmd_); }
 
@@ -287,11 +289,14 @@ public:
             c.waiting_idle = true;
             return true;
         case kOpen:
-            if (len != 4 || c.file)
-                return error(c.file ? "this connection already has a DRM file" : "OPEN takes a 4-byte pid");
+            if ((len != 4 && len != 8) || c.file)
+                return error(c.file ? "this connection already has a DRM file"
+                                    : "OPEN takes a 4-byte pid and optionally a 4-byte job timeout in ms");
             c.file = zk_open(kmd_, int(get32(p)));
             if (!c.file)
                 return error("out of memory");
+            if (len == 8)
+                zk_set_file_job_timeout(c.file, get32(p + 4));
             return send_msg(c.fd, kOpen, {});
         case kIoctl:
             return do_ioctl(c, p, len);
@@ -309,16 +314,19 @@ public:
         case kKmdStats: {
             zk_stats_t st;
             zk_get_stats(kmd_, &st);
-            char buf[512];
+            char buf[1024];
             snprintf(buf, sizeof(buf),
                      "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
-                     "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu}",
+                     "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu,\"timeslices\":%llu,\"jobs_faulted\":%llu,"
+                     "\"eu_faults\":%llu}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
                      (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions,
-                     (unsigned long long)st.jobs_timed_out);
+                     (unsigned long long)st.jobs_timed_out, (unsigned long long)st.timeslices,
+                     (unsigned long long)st.jobs_faulted,
+                     (unsigned long long)st.eu_faults);
             return send_text(c.fd, kKmdStats, buf);
         }
         case kMmioRead: {

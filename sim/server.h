@@ -44,6 +44,8 @@ struct ServerOptions {
     uint64_t quantum = 4096;  // cycles per run-loop step while busy
     uint64_t max_cycles = 2000000000ull;  // per stimulus run
     uint32_t job_timeout_ms = 600000;     // the KMD's job timeout (docs/kmd.md §6); 0 = none
+    bool fault_continue = false;          // the KMD's fault mode (docs/kmd.md §8): fail (default) or continue
+    uint64_t timeslice_cycles = 100000;   // ZK_DEFAULT_TIMESLICE_CYCLES (docs/kmd.md §6); 0 = no time slicing
 };
 
 // Runs until a kShutdown request or SIGTERM/SIGINT.  Throws on set-up errors

@@ -22,7 +22,7 @@ enum zs_reg {
 /* IRQ_STATUS bits */
 #define ZS_IRQ_USER 0x1u
 #define ZS_IRQ_ENGINE_ERROR 0x2u
-#define ZS_IRQ_PAGE_FAULT 0x4u
+#define ZS_IRQ_PAGE_FAULT 0x4u /* any EU fault: page fault or another exception (FAULT_STATUS) */
 #define ZS_IRQ_ENGINE_IDLE 0x8u
 
 /* ENGINE_STATUS values */
@@ -41,6 +41,7 @@ enum zs_engine_error {
 	ZS_ERR_BAD_RING = 8,
 	ZS_ERR_BAD_ADDRESS = 9,
 	ZS_ERR_BAD_OPERAND = 10,
+	ZS_ERR_EU_FAULT = 11,
 };
 
 typedef struct zs_hw zs_hw_t;

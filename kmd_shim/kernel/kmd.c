@@ -65,6 +65,8 @@ typedef struct zk_job {
 	uint32_t nsyncs;
 	uint64_t sync_addr[MAX_SYNCS], sync_value[MAX_SYNCS];
 	uint64_t busy_ns; /* host time charged by the job timeout (§6), over all its submissions */
+	int has_image;	  /* preempted with its GT state saved on the device (§6 time slicing) */
+	int batch_done;	  /* preempted after its batch ended: only the fences remain */
 	struct zk_job *next;
 } zk_job_t;
 
@@ -79,6 +81,7 @@ struct zk_file {
 	int pid;
 	handles_t bos, vms, queues;
 	uint64_t next_mmap;
+	uint64_t job_timeout_ns; /* this client's job timeout; ~0: the KMD's (zk_set_file_job_timeout) */
 };
 
 typedef struct extent {
@@ -97,6 +100,9 @@ struct zk_kmd {
 	zk_job_t *head, *tail, *running;
 	uint32_t next_ctx;
 	uint64_t job_timeout_ns; /* 0: no watchdog */
+	zk_fault_mode_t fault_mode;
+	uint64_t timeslice_cycles; /* 0: no time slicing */
+	uint64_t slice_start;	   /* GT cycle when the running job last got the engine */
 	uint64_t charged_at;	 /* clock when the running job was last charged */
 	uint64_t (*clock)(void *ctx);
 	void *clock_ctx;
@@ -266,6 +272,8 @@ static void queue_unref(zk_kmd_t *k, zk_queue_t *q)
 
 static void job_free(zk_kmd_t *k, zk_job_t *j)
 {
+	if (j->has_image) /* cancelled while preempted: the device drops its saved state */
+		zs_hw_mmio_write(k->hw, ZS_REG_CTX_DISCARD, j->q->ctx_id);
 	queue_unref(k, j->q);
 	k->st.jobs--;
 	free(j);
@@ -945,7 +953,7 @@ static void submit(zk_kmd_t *k, zk_job_t *j)
 		ZS_CMD_HEADER(ZS_CMD_LOAD_REGISTER_IMM, 3), ZS_REG_CTX_ID, j->q->ctx_id,
 		ZS_CMD_HEADER(ZS_CMD_BATCH_START, 3), (uint32_t)j->batch, (uint32_t)(j->batch >> 32),
 	};
-	ring_emit(k, head, sizeof(head) / 4);
+	ring_emit(k, head, sizeof(head) / 4 - (j->batch_done ? 3 : 0));
 	for (uint32_t i = 0; i < j->nsyncs; i++) {
 		const uint32_t st[] = {ZS_CMD_HEADER(ZS_CMD_STORE_DATA64, 5), (uint32_t)j->sync_addr[i],
 				       (uint32_t)(j->sync_addr[i] >> 32), (uint32_t)j->sync_value[i],
@@ -954,7 +962,9 @@ static void submit(zk_kmd_t *k, zk_job_t *j)
 	}
 	zs_hw_mmio_write(k->hw, ZS_REG_RING_TAIL, k->ring_tail);
 	k->running = j;
+	j->has_image = 0; /* loading its CTX_ID restores the state */
 	k->charged_at = now_ns(k);
+	k->slice_start = read_counter(k, ZS_REG_GT_CYCLES_LO);
 }
 
 static void reset_engine(zk_kmd_t *k)
@@ -984,6 +994,14 @@ static void cancel_queued(zk_kmd_t *k, const zk_queue_t *q, const zk_file_t *f)
 		k->tail = k->tail->next;
 }
 
+static uint32_t queue_handle(const zk_job_t *j)
+{
+	for (uint32_t i = 0; i < j->file->queues.n; i++)
+		if (j->file->queues.slot[i] == j->q)
+			return i + 1;
+	return 0;
+}
+
 /* Fail the running job (an engine error or the job timeout, §7): ban its
  * queue, reset the engine, cancel the queue's jobs in the FIFO.  Its fences
  * stay unwritten, so waiters on them get -EIO. */
@@ -1001,6 +1019,11 @@ static void fail_running(zk_kmd_t *k)
 /* The job timeout (§6): charge the running job for the host time since it
  * was last charged, unless it is blocked (stopped at a false SEMAPHORE_WAIT
  * with the GT idle: waiting, not working); true when it is over the limit. */
+static uint64_t timeout_ns(const zk_kmd_t *k, const zk_job_t *j)
+{
+	return j->file->job_timeout_ns != ~0ull ? j->file->job_timeout_ns : k->job_timeout_ns;
+}
+
 static int charge_running(zk_kmd_t *k, uint32_t status)
 {
 	const uint64_t t = now_ns(k);
@@ -1008,21 +1031,23 @@ static int charge_running(zk_kmd_t *k, uint32_t status)
 	if (status != ZS_ENGINE_WAITING || zs_hw_busy(k->hw))
 		j->busy_ns += t - k->charged_at;
 	k->charged_at = t;
-	return k->job_timeout_ns && j->busy_ns > k->job_timeout_ns;
+	return timeout_ns(k, j) && j->busy_ns > timeout_ns(k, j);
 }
 
 /* One line on the daemon's stderr (the kernel log of this KMD). */
 static void report_timeout(zk_kmd_t *k)
 {
 	const zk_job_t *j = k->running;
-	uint32_t handle = 0;
-	for (uint32_t i = 0; i < j->file->queues.n; i++)
-		if (j->file->queues.slot[i] == j->q)
-			handle = i + 1;
+	const uint32_t handle = queue_handle(j);
+	const uint64_t kernel = read_counter(k, ZS_REG_WALKER_KERNEL_LO);
+	char where[64] = "";
+	if (kernel)
+		snprintf(where, sizeof(where), " in the kernel at 0x%llx", (unsigned long long)kernel);
 	fprintf(stderr,
-		"zesim-gpu: job timeout: pid %d, exec queue %u, context %u: the job kept the engine busy for more "
-		"than job_timeout_ms = %llu ms; queue banned, engine reset\n",
-		j->file->pid, handle, j->q->ctx_id, (unsigned long long)(k->job_timeout_ns / 1000000));
+		"zesim-gpu: job timeout: pid %d, exec queue %u, context %u: the job kept the engine busy%s for more "
+		"than job_timeout_ms = %llu ms; queue banned, engine reset (raise the limit with `zesim run --timeout "
+		"SECONDS`, ZESIM_JOB_TIMEOUT_MS in the program's environment, or the daemon's job_timeout_ms; 0 = none)\n",
+		j->file->pid, handle, j->q->ctx_id, where, (unsigned long long)(timeout_ns(k, j) / 1000000));
 	fflush(stderr);
 }
 
@@ -1064,8 +1089,58 @@ static void requeue_in_order(zk_kmd_t *k, zk_job_t *j)
 		k->tail = k->tail->next;
 }
 
+/* An EU fault (§8): the device latched the first exception that ended a
+ * thread in FAULT_*; log it (the kernel log of this KMD) and, in the default
+ * mode, fail the job that caused it.  Returns 1 when the running job failed. */
+static int handle_eu_fault(zk_kmd_t *k)
+{
+	const uint32_t st = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_STATUS);
+	if (!(st & 1))
+		return 0;
+	static const char *const exc_names[] = {"breakpoint", "illegal instruction", "page fault", "misaligned access",
+						 "stack overflow/underflow", "SLM out of bounds"};
+	static const char *const pf_reasons[] = {"", "not present", "read-only", "bad physical address",
+						 "non-canonical address"};
+	const uint32_t bits = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_EXCEPTION);
+	const uint64_t addr = read_counter(k, ZS_REG_FAULT_ADDR_LO);
+	const uint64_t kernel = read_counter(k, ZS_REG_FAULT_KERNEL_LO);
+	const uint32_t ip = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_IP), thread = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_THREAD);
+	const uint32_t ctx = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_CTX), reason = (st >> 4) & 15;
+	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_STATUS, st);
+	k->st.eu_faults++;
+	const char *what = "exception";
+	for (unsigned b = 0; b < sizeof(exc_names) / sizeof(exc_names[0]); b++)
+		if (bits >> b & 1) {
+			what = exc_names[b];
+			break;
+		}
+	char detail[96] = "";
+	if (bits >> 2 & 1)
+		snprintf(detail, sizeof(detail), " (%s, %s)", reason < 5 ? pf_reasons[reason] : "?",
+			 (st >> 8 & 1) ? "write" : "read");
+	const zk_job_t *j = k->running && k->running->q->ctx_id == ctx ? k->running : NULL;
+	const int fail = j && k->fault_mode == ZK_FAULT_FAIL;
+	char who[96] = "no running job";
+	if (j)
+		snprintf(who, sizeof(who), "pid %d, exec queue %u", j->file->pid, queue_handle(j));
+	fprintf(stderr,
+		"zesim-gpu: GPU fault: %s%s at address 0x%llx, kernel at 0x%llx + 0x%x, EU %u thread %u, context %u "
+		"(%s), engine compute0%s: %s\n",
+		what, detail, (unsigned long long)addr, (unsigned long long)kernel, ip, thread >> 8, thread & 0xff, ctx,
+		who, (st >> 9 & 1) ? ", more faults followed" : "",
+		fail ? "job failed, queue banned, engine reset (fault_mode fail)"
+		     : "the job goes on without the thread (fault_mode continue)");
+	fflush(stderr);
+	if (!fail)
+		return 0;
+	k->st.jobs_faulted++;
+	fail_running(k);
+	return 1;
+}
+
 void zk_service(zk_kmd_t *k)
 {
+	handle_eu_fault(k);
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		if (status == ZS_ENGINE_WAITING && other_queue_waits(k, k->running->q) && !zs_hw_busy(k->hw)) {
@@ -1082,6 +1157,32 @@ void zk_service(zk_kmd_t *k)
 				requeue_in_order(k, j);
 				k->st.preemptions++;
 				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
+			}
+		}
+	}
+	if (k->running && k->timeslice_cycles && other_queue_waits(k, k->running->q)) {
+		/* Time slicing: the job has had the engine for a quantum of
+		 * simulated work while another queue's job waits.  Preempt it where
+		 * it stands (its GT state saved for its context) and requeue it. */
+		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
+		const uint64_t cycles = read_counter(k, ZS_REG_GT_CYCLES_LO);
+		if (status != ZS_ENGINE_ERROR && cycles - k->slice_start >= k->timeslice_cycles) {
+			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 2);
+			const uint32_t where = zs_hw_mmio_read(k->hw, ZS_REG_PREEMPT_STATUS);
+			if (where) {
+				zk_job_t *j = k->running;
+				if (where == 1)
+					j->batch = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
+				else if (where == 2)
+					j->batch_done = 1;
+				j->has_image = zs_hw_mmio_read(k->hw, ZS_REG_CTX_IMAGES) > 0;
+				charge_running(k, status);
+				k->running = NULL;
+				requeue_in_order(k, j);
+				k->st.timeslices++;
+				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
+			} else {
+				k->slice_start = cycles; /* idle or halted already: nothing to preempt */
 			}
 		}
 	}
@@ -1145,7 +1246,9 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	k->nfree = 1;
 	k->st.free_bytes = k->phys_size - PHYS_RESERVED;
 	k->job_timeout_ns = ZK_DEFAULT_JOB_TIMEOUT_MS * 1000000ull;
+	k->timeslice_cycles = ZK_DEFAULT_TIMESLICE_CYCLES;
 	program_ring(hw);
+	zk_set_fault_mode(k, ZK_FAULT_FAIL);
 	zs_hw_mmio_write(hw, ZS_REG_IRQ_ENABLE, ZS_IRQ_ENGINE_ERROR | ZS_IRQ_PAGE_FAULT | ZS_IRQ_ENGINE_IDLE);
 	return k;
 }
@@ -1173,6 +1276,7 @@ zk_file_t *zk_open(zk_kmd_t *k, int pid)
 	f->kmd = k;
 	f->pid = pid;
 	f->next_mmap = 1ull << 32;
+	f->job_timeout_ns = ~0ull;
 	k->files[k->nfiles++] = f;
 	k->st.files++;
 	return f;
@@ -1213,7 +1317,18 @@ void zk_close(zk_file_t *f)
 
 void zk_get_stats(zk_kmd_t *k, zk_stats_t *out) { *out = k->st; }
 
+void zk_set_fault_mode(zk_kmd_t *k, zk_fault_mode_t mode)
+{
+	k->fault_mode = mode;
+	/* Failing a job must also stop its batch: no later command, no fence. */
+	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_CTL, mode == ZK_FAULT_FAIL ? 1 : 0);
+}
+
 void zk_set_job_timeout(zk_kmd_t *k, uint32_t ms) { k->job_timeout_ns = ms * 1000000ull; }
+
+void zk_set_file_job_timeout(zk_file_t *f, uint32_t ms) { f->job_timeout_ns = ms * 1000000ull; }
+
+void zk_set_timeslice(zk_kmd_t *k, uint64_t cycles) { k->timeslice_cycles = cycles; }
 
 void zk_set_clock(zk_kmd_t *k, uint64_t (*now)(void *ctx), void *ctx)
 {

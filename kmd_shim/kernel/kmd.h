@@ -40,7 +40,18 @@ typedef struct zk_stats {
 	uint64_t jobs_completed, jobs_cancelled, engine_resets;
 	uint64_t preemptions; /* jobs parked at a semaphore wait to let later work run */
 	uint64_t jobs_timed_out; /* of jobs_cancelled: stopped by the job timeout */
+	uint64_t timeslices;	 /* jobs preempted at the end of their time slice (§6) */
+	uint64_t jobs_faulted;	 /* of jobs_cancelled: failed by an EU fault (page fault, misaligned access ...) */
+	uint64_t eu_faults;	 /* EU faults reported by the device, whatever the fault mode */
 } zk_stats_t;
+
+/* What an EU fault (a thread ended by a page fault or another exception, §8)
+ * does to its job: fail it like an engine error (the default: the program
+ * sees ZE_RESULT_ERROR_DEVICE_LOST), or only log it and let the job go on
+ * (the other threads run, the kernel "succeeds" without the faulting
+ * thread's work: the behaviour before faults were reported). */
+typedef enum zk_fault_mode { ZK_FAULT_FAIL = 0, ZK_FAULT_CONTINUE = 1 } zk_fault_mode_t;
+void zk_set_fault_mode(zk_kmd_t *kmd, zk_fault_mode_t mode);
 
 /* The job timeout (docs/kmd.md §6) unless zk_set_job_timeout says otherwise. */
 #define ZK_DEFAULT_JOB_TIMEOUT_MS 600000u
@@ -78,6 +89,14 @@ void zk_get_stats(zk_kmd_t *kmd, zk_stats_t *out);
  * more than `ms` of host time is failed like an engine error (§7); 0 turns
  * the watchdog off.  Applies to running and later jobs. */
 void zk_set_job_timeout(zk_kmd_t *kmd, uint32_t ms);
+/* The job timeout of one client (the program's ZESIM_JOB_TIMEOUT_MS, sent at
+ * OPEN); 0 = none.  Without it the KMD's applies. */
+void zk_set_file_job_timeout(zk_file_t *file, uint32_t ms);
+
+/* Time slicing (§6): a job that has run this many GT cycles while another
+ * queue's job waits is preempted where it stands and requeued; 0 = off. */
+#define ZK_DEFAULT_TIMESLICE_CYCLES 100000u
+void zk_set_timeslice(zk_kmd_t *kmd, uint64_t cycles);
 /* The watchdog's clock in ns: CLOCK_MONOTONIC, or `now` (tests); NULL
  * restores CLOCK_MONOTONIC. */
 void zk_set_clock(zk_kmd_t *kmd, uint64_t (*now)(void *ctx), void *ctx);

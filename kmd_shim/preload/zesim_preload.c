@@ -335,11 +335,25 @@ static int open_device(int flags)
 	struct sockaddr_un a = {0};
 	a.sun_family = AF_UNIX;
 	memcpy(a.sun_path, path, strlen(path));
-	uint32_t pid = (uint32_t)getpid();
+	/* OPEN: the pid, and the program's own job timeout if it has one
+	 * (ZESIM_JOB_TIMEOUT_MS, set by `zesim run --timeout`; docs/kmd.md §6). */
+	uint32_t open_arg[2] = {(uint32_t)getpid(), 0};
+	uint32_t open_len = 4;
+	const char *jt = getenv("ZESIM_JOB_TIMEOUT_MS");
+	if (jt && *jt) {
+		char *end;
+		unsigned long ms = strtoul(jt, &end, 10);
+		if (*end || ms > 0xffffffffu) {
+			fprintf(stderr, "zesim: ZESIM_JOB_TIMEOUT_MS=%s is not a number of milliseconds: ignored\n", jt);
+		} else {
+			open_arg[1] = (uint32_t)ms;
+			open_len = 8;
+		}
+	}
 	uint8_t *reply = NULL;
 	uint32_t rlen;
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    transact(fd, W_OPEN, &pid, 4, &reply, &rlen, NULL) != W_OPEN) {
+	    transact(fd, W_OPEN, open_arg, open_len, &reply, &rlen, NULL) != W_OPEN) {
 		free(reply);
 		real_close(fd);
 		errno = ENODEV;
