@@ -23,11 +23,12 @@ int main(int argc, char **argv)
 
 	uint32_t count = 0;
 	CHECK(zeModuleGetKernelNames(m, &count, NULL));
-	EXPECT(count == 3, "%u kernels", count);
-	const char *names[3];
+	EXPECT(count == 4, "%u kernels", count);
+	const char *names[4];
 	CHECK(zeModuleGetKernelNames(m, &count, names));
-	EXPECT(strcmp(names[0], "busy") == 0 && strcmp(names[1], "inc") == 0 && strcmp(names[2], "calls") == 0,
-	       "kernel names %s %s %s", names[0], names[1], names[2]);
+	EXPECT(strcmp(names[0], "busy") == 0 && strcmp(names[1], "inc") == 0 && strcmp(names[2], "calls") == 0 &&
+		       strcmp(names[3], "poke") == 0,
+	       "kernel names %s %s %s %s", names[0], names[1], names[2], names[3]);
 	ze_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MODULE_PROPERTIES};
 	CHECK(zeModuleGetProperties(m, &mp));
 	EXPECT(mp.flags == 0, "no unresolved imports");
