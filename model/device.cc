@@ -1,6 +1,8 @@
 // MMIO registers and the command streamer (docs/mmio.md, docs/commands.md).
 #include "device.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace zesim {
@@ -62,7 +64,9 @@ Device::Device(const GtConfig &cfg) : cfg_(cfg), mem_(cfg.phys_bytes), gt_(cfg_,
     for (const RegInfo &r : kRegs)
         regs_[r.off] = r.reset;
     const Topology &t = cfg.topo;
-    set_reg(ZS_REG_GT_TOPOLOGY, t.slices << 24 | t.subslices << 16 | t.eus << 8 | t.threads);
+    set_reg(ZS_REG_GT_TOPOLOGY, ZS_FIELD_PREP(GT_TOPOLOGY, SLICES, t.slices) |
+                                    ZS_FIELD_PREP(GT_TOPOLOGY, SUBSLICES, t.subslices) |
+                                    ZS_FIELD_PREP(GT_TOPOLOGY, EUS, t.eus) | ZS_FIELD_PREP(GT_TOPOLOGY, THREADS, t.threads));
     set_reg(ZS_REG_GT_CORE_MHZ, cfg.core_mhz);
     set_reg(ZS_REG_GT_TIMESTAMP_KHZ, cfg.timestamp_khz);
     set_reg(ZS_REG_GT_PHYS_MB, uint32_t(cfg.phys_bytes >> 20));
@@ -97,6 +101,10 @@ uint32_t Device::mmio_read(uint32_t off)
         return uint32_t(gt_.now());
     case ZS_REG_GT_CYCLES_HI:
         return cyc_hi_latch_;
+    case ZS_REG_IRQ_STATUS:
+        return irq_.status();
+    case ZS_REG_IRQ_ENABLE:
+        return irq_.enable();
     case ZS_REG_CTX_IMAGES:
         return uint32_t(images_.size());
     case ZS_REG_WALKER_KERNEL_LO:
@@ -120,6 +128,10 @@ void Device::mmio_write(uint32_t off, uint32_t value)
     const RegInfo *r = reg_info(off);
     if (!r || r->access == RO)
         return;  // writes to read-only or unmapped registers are ignored, as on hardware
+    if (off == ZS_REG_IRQ_STATUS) {
+        irq_clock(0, true, false, value);
+        return;
+    }
     if (r->access == W1C) {
         regs_[off] &= ~value;
         return;
@@ -201,7 +213,7 @@ void Device::mmio_write(uint32_t off, uint32_t value)
         set_reg(off, value & 1);
         return;
     case ZS_REG_IRQ_ENABLE:
-        set_reg(off, value);
+        irq_clock(0, false, true, value);
         raise_irq(0);
         return;
     default:
@@ -209,10 +221,19 @@ void Device::mmio_write(uint32_t off, uint32_t value)
     }
 }
 
+void Device::irq_clock(uint32_t src, bool status_we, bool enable_we, uint32_t wdata)
+{
+    if (!irq_.event(src, status_we, enable_we, wdata)) {
+        std::fprintf(stderr, "zesim: stopping: the interrupt controller RTL disagrees with its twin\n");
+        std::abort();
+    }
+}
+
 void Device::raise_irq(uint32_t bits)
 {
-    regs_[ZS_REG_IRQ_STATUS] |= bits;
-    const uint32_t enabled = reg(ZS_REG_IRQ_ENABLE), pending = reg(ZS_REG_IRQ_STATUS) & enabled;
+    if (bits)
+        irq_clock(bits, false, false, 0);
+    const uint32_t enabled = irq_.enable(), pending = irq_.status() & enabled;
     // Delivered for an enabled bit being raised, or (bits == 0) on an IRQ_ENABLE write.
     if (pending && irq_fn_ && (!bits || (bits & enabled)))
         irq_fn_(irq_ctx_, pending);
@@ -280,15 +301,17 @@ void Device::note_faults()
         return;
     // The registers keep the first exception until the KMD clears FAULT_STATUS.
     size_t first = 0;
-    if (reg(ZS_REG_FAULT_STATUS) & 1) {
-        regs_[ZS_REG_FAULT_STATUS] |= 1u << 9;
+    if (reg(ZS_REG_FAULT_STATUS) & ZS_FIELD_MASK(FAULT_STATUS, VALID)) {
+        regs_[ZS_REG_FAULT_STATUS] |= ZS_FIELD_MASK(FAULT_STATUS, MORE);
     } else {
         const EuException &p = ex[first];
-        set_reg(ZS_REG_FAULT_STATUS, 1u | uint32_t(p.reason) << 4 | (p.write ? 1u << 8 : 0) |
-                                         (ex.size() > 1 ? 1u << 9 : 0));
+        set_reg(ZS_REG_FAULT_STATUS, ZS_FIELD_PREP(FAULT_STATUS, VALID, 1) |
+                                         ZS_FIELD_PREP(FAULT_STATUS, REASON, uint32_t(p.reason)) |
+                                         ZS_FIELD_PREP(FAULT_STATUS, WRITE, p.write) |
+                                         ZS_FIELD_PREP(FAULT_STATUS, MORE, ex.size() > 1));
         set_reg(ZS_REG_FAULT_ADDR_LO, uint32_t(p.va));
         set_reg(ZS_REG_FAULT_ADDR_HI, uint32_t(p.va >> 32));
-        set_reg(ZS_REG_FAULT_THREAD, p.eu << 8 | p.thread);
+        set_reg(ZS_REG_FAULT_THREAD, ZS_FIELD_PREP(FAULT_THREAD, EU, p.eu) | ZS_FIELD_PREP(FAULT_THREAD, SLOT, p.thread));
         set_reg(ZS_REG_FAULT_CTX, reg(ZS_REG_CTX_ID));
         set_reg(ZS_REG_FAULT_EXCEPTION, p.bits);
         set_reg(ZS_REG_FAULT_IP, p.ip);
@@ -296,7 +319,7 @@ void Device::note_faults()
         set_reg(ZS_REG_FAULT_KERNEL_HI, uint32_t(p.kernel_va >> 32));
     }
     raise_irq(ZS_IRQ_PAGE_FAULT);
-    if ((reg(ZS_REG_FAULT_CTL) & 1) && cs_ != Cs::Error)
+    if ((reg(ZS_REG_FAULT_CTL) & ZS_FIELD_MASK(FAULT_CTL, HALT)) && cs_ != Cs::Error)
         engine_error(ZS_ERR_EU_FAULT, ex[0].kernel_va, "a thread of the kernel ended by an exception (halt on EU fault)");
 }
 

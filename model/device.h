@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gt.h"
+#include "irq_block.h"
 #include "memory.h"
 #include "zs/hw_if.h"
 
@@ -38,6 +39,7 @@ public:
     uint64_t run(uint64_t max_cycles);
     // Human-readable last engine error (for logs and tests).
     const std::string &error_text() const { return error_text_; }
+    IrqBlock &irq_block() { return irq_; }
 
 private:
     enum class Cs { Idle, Fetch, WaitIdle, WaitSemaphore, Error };
@@ -45,6 +47,7 @@ private:
     uint32_t reg(uint32_t off) const;
     void set_reg(uint32_t off, uint32_t v) { regs_[off] = v; }
     void raise_irq(uint32_t bits);
+    void irq_clock(uint32_t src, bool status_we, bool enable_we, uint32_t wdata);
     void engine_error(uint32_t reason, uint64_t addr, const std::string &why);
     // Execute commands until the streamer must wait; returns cycles spent.
     uint64_t cs_step();
@@ -73,7 +76,8 @@ private:
     unsigned pending_len_ = 0;
     bool was_busy_ = false;
     std::string error_text_;
-    std::map<uint32_t, Gt::Image> images_;  // contexts preempted with their GT state (CS_PREEMPT bit 1)
+    std::map<uint32_t, Gt::Image> images_;
+    IrqBlock irq_;  // IRQ_STATUS / IRQ_ENABLE: the RTL interrupt controller with its twin  // contexts preempted with their GT state (CS_PREEMPT bit 1)
 };
 
 }  // namespace zesim

@@ -28,7 +28,7 @@ def main(script, render):
     a = ap.parse_args()
     path = pathlib.Path(a.doc)
     old = path.read_text()
-    new, source = render(old)
+    new, source = render(old, path) if render.__code__.co_argcount > 1 else render(old)
     if a.check:
         if old != new:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "doc", "generated"))

@@ -19,11 +19,25 @@ enum zs_reg {
 #undef ZE_REG
 };
 
-/* IRQ_STATUS bits */
-#define ZS_IRQ_USER 0x1u
-#define ZS_IRQ_ENGINE_ERROR 0x2u
-#define ZS_IRQ_PAGE_FAULT 0x4u /* any EU fault: page fault or another exception (FAULT_STATUS) */
-#define ZS_IRQ_ENGINE_IDLE 0x8u
+/* Register fields: ZS_<REG>_<FIELD>_SHIFT and _WIDTH (gpu_regs.def). */
+enum zs_reg_field {
+#define ZE_FIELD(reg, name, lsb, width, desc) ZS_##reg##_##name##_SHIFT = lsb, ZS_##reg##_##name##_WIDTH = width,
+#include "zs/gpu_regs.def"
+#undef ZE_FIELD
+};
+#define ZS_FIELD_MASK(reg, name)                                                                                    \
+	((uint32_t)((((uint64_t)1 << ZS_##reg##_##name##_WIDTH) - 1) << ZS_##reg##_##name##_SHIFT))
+#define ZS_FIELD_GET(value, reg, name) (((uint32_t)(value)&ZS_FIELD_MASK(reg, name)) >> ZS_##reg##_##name##_SHIFT)
+#define ZS_FIELD_PREP(reg, name, x) (((uint32_t)(x) << ZS_##reg##_##name##_SHIFT) & ZS_FIELD_MASK(reg, name))
+
+/* IRQ_STATUS / IRQ_ENABLE bits */
+#define ZS_IRQ_USER ZS_FIELD_MASK(IRQ_STATUS, USER)
+#define ZS_IRQ_ENGINE_ERROR ZS_FIELD_MASK(IRQ_STATUS, ENGINE_ERROR)
+#define ZS_IRQ_PAGE_FAULT ZS_FIELD_MASK(IRQ_STATUS, EU_FAULT) /* any EU fault (FAULT_STATUS) */
+#define ZS_IRQ_ENGINE_IDLE ZS_FIELD_MASK(IRQ_STATUS, ENGINE_IDLE)
+#define ZS_IRQ_OA_BUFFER ZS_FIELD_MASK(IRQ_STATUS, OA_BUFFER)
+#define ZS_IRQ_DEBUG ZS_FIELD_MASK(IRQ_STATUS, DEBUG)
+#define ZS_IRQ_SOURCES 8 /* IRQ_STATUS bits 7:0 */
 
 /* ENGINE_STATUS values */
 enum zs_engine_status { ZS_ENGINE_IDLE = 0, ZS_ENGINE_BUSY = 1, ZS_ENGINE_WAITING = 2, ZS_ENGINE_ERROR = 3 };

@@ -1095,7 +1095,7 @@ static void requeue_in_order(zk_kmd_t *k, zk_job_t *j)
 static int handle_eu_fault(zk_kmd_t *k)
 {
 	const uint32_t st = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_STATUS);
-	if (!(st & 1))
+	if (!ZS_FIELD_GET(st, FAULT_STATUS, VALID))
 		return 0;
 	static const char *const exc_names[] = {"breakpoint", "illegal instruction", "page fault", "misaligned access",
 						 "stack overflow/underflow", "SLM out of bounds"};
@@ -1105,7 +1105,7 @@ static int handle_eu_fault(zk_kmd_t *k)
 	const uint64_t addr = read_counter(k, ZS_REG_FAULT_ADDR_LO);
 	const uint64_t kernel = read_counter(k, ZS_REG_FAULT_KERNEL_LO);
 	const uint32_t ip = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_IP), thread = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_THREAD);
-	const uint32_t ctx = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_CTX), reason = (st >> 4) & 15;
+	const uint32_t ctx = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_CTX), reason = ZS_FIELD_GET(st, FAULT_STATUS, REASON);
 	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_STATUS, st);
 	k->st.eu_faults++;
 	const char *what = "exception";
@@ -1117,7 +1117,7 @@ static int handle_eu_fault(zk_kmd_t *k)
 	char detail[96] = "";
 	if (bits >> 2 & 1)
 		snprintf(detail, sizeof(detail), " (%s, %s)", reason < 5 ? pf_reasons[reason] : "?",
-			 (st >> 8 & 1) ? "write" : "read");
+			 ZS_FIELD_GET(st, FAULT_STATUS, WRITE) ? "write" : "read");
 	const zk_job_t *j = k->running && k->running->q->ctx_id == ctx ? k->running : NULL;
 	const int fail = j && k->fault_mode == ZK_FAULT_FAIL;
 	char who[96] = "no running job";
@@ -1126,8 +1126,8 @@ static int handle_eu_fault(zk_kmd_t *k)
 	fprintf(stderr,
 		"zesim-gpu: GPU fault: %s%s at address 0x%llx, kernel at 0x%llx + 0x%x, EU %u thread %u, context %u "
 		"(%s), engine compute0%s: %s\n",
-		what, detail, (unsigned long long)addr, (unsigned long long)kernel, ip, thread >> 8, thread & 0xff, ctx,
-		who, (st >> 9 & 1) ? ", more faults followed" : "",
+		what, detail, (unsigned long long)addr, (unsigned long long)kernel, ip, ZS_FIELD_GET(thread, FAULT_THREAD, EU),
+		ZS_FIELD_GET(thread, FAULT_THREAD, SLOT), ctx, who, ZS_FIELD_GET(st, FAULT_STATUS, MORE) ? ", more faults followed" : "",
 		fail ? "job failed, queue banned, engine reset (fault_mode fail)"
 		     : "the job goes on without the thread (fault_mode continue)");
 	fflush(stderr);
@@ -1230,10 +1230,10 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	}
 	k->phys = zs_hw_phys(hw, &k->phys_size);
 	uint32_t topo = zs_hw_mmio_read(hw, ZS_REG_GT_TOPOLOGY);
-	k->slices = topo >> 24;
-	k->subslices = (topo >> 16) & 0xff;
-	k->eus = (topo >> 8) & 0xff;
-	k->threads = topo & 0xff;
+	k->slices = ZS_FIELD_GET(topo, GT_TOPOLOGY, SLICES);
+	k->subslices = ZS_FIELD_GET(topo, GT_TOPOLOGY, SUBSLICES);
+	k->eus = ZS_FIELD_GET(topo, GT_TOPOLOGY, EUS);
+	k->threads = ZS_FIELD_GET(topo, GT_TOPOLOGY, THREADS);
 	k->core_mhz = zs_hw_mmio_read(hw, ZS_REG_GT_CORE_MHZ);
 	k->ts_khz = zs_hw_mmio_read(hw, ZS_REG_GT_TIMESTAMP_KHZ);
 	k->slm_kb = zs_hw_mmio_read(hw, ZS_REG_GT_SLM_KB);
@@ -1321,7 +1321,7 @@ void zk_set_fault_mode(zk_kmd_t *k, zk_fault_mode_t mode)
 {
 	k->fault_mode = mode;
 	/* Failing a job must also stop its batch: no later command, no fence. */
-	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_CTL, mode == ZK_FAULT_FAIL ? 1 : 0);
+	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_CTL, ZS_FIELD_PREP(FAULT_CTL, HALT, mode == ZK_FAULT_FAIL));
 }
 
 void zk_set_job_timeout(zk_kmd_t *k, uint32_t ms) { k->job_timeout_ns = ms * 1000000ull; }

@@ -1,0 +1,78 @@
+#include "irq_block.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "Vzs_irq.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace zesim {
+
+IrqBlock::IrqBlock() : ctx_(std::make_unique<VerilatedContext>())
+{
+    ctx_->traceEverOn(true);
+    rtl_ = std::make_unique<Vzs_irq>(ctx_.get(), "irq");
+    rtl_->clk = 0;
+    rtl_->rst_n = 0;
+    rtl_->src = 0;
+    rtl_->status_we = rtl_->enable_we = 0;
+    rtl_->wdata = 0;
+    rtl_->eval();
+    rtl_->rst_n = 1;
+    rtl_->eval();
+    twin_.reset();
+    if (!compare("reset"))
+        std::abort();
+}
+
+IrqBlock::~IrqBlock()
+{
+    if (fst_)
+        fst_->close();
+    rtl_->final();
+}
+
+void IrqBlock::open_trace(const std::string &path)
+{
+    fst_ = std::make_unique<VerilatedFstC>();
+    rtl_->trace(fst_.get(), 99);
+    fst_->open(path.c_str());
+}
+
+bool IrqBlock::compare(const char *when)
+{
+    if (rtl_->status == twin_.status && rtl_->enable == twin_.enable && bool(rtl_->irq) == twin_.irq() &&
+        rtl_->raised == twin_.raised)
+        return true;
+    std::fprintf(stderr,
+                 "zesim: interrupt controller: RTL and C++ twin differ after %s (event %llu):\n"
+                 "  RTL:  status 0x%02x enable 0x%02x irq %d raised %u\n"
+                 "  twin: status 0x%02x enable 0x%02x irq %d raised %u\n",
+                 when, (unsigned long long)events_, rtl_->status, rtl_->enable, int(rtl_->irq), rtl_->raised,
+                 twin_.status, twin_.enable, int(twin_.irq()), twin_.raised);
+    return false;
+}
+
+bool IrqBlock::event(uint32_t src, bool status_we, bool enable_we, uint32_t wdata)
+{
+    rtl_->src = uint8_t(src & IrqTwin::kMask);
+    rtl_->status_we = status_we;
+    rtl_->enable_we = enable_we;
+    rtl_->wdata = wdata;
+    rtl_->clk = 0;
+    rtl_->eval();
+    if (fst_)
+        fst_->dump(time_++);
+    rtl_->clk = 1;
+    rtl_->eval();
+    if (fst_)
+        fst_->dump(time_++);
+    rtl_->src = 0;
+    rtl_->status_we = rtl_->enable_we = 0;
+    twin_.step(src, status_we, enable_we, wdata);
+    events_++;
+    return compare("an event");
+}
+
+}  // namespace zesim
