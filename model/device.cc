@@ -101,6 +101,8 @@ uint32_t Device::mmio_read(uint32_t off)
         return uint32_t(gt_.now());
     case ZS_REG_GT_CYCLES_HI:
         return cyc_hi_latch_;
+    case ZS_REG_GT_STATUS:
+        return ZS_FIELD_PREP(GT_STATUS, BUSY, gt_.busy());
     case ZS_REG_IRQ_STATUS:
         return irq_.status();
     case ZS_REG_IRQ_ENABLE:

@@ -65,7 +65,6 @@ typedef struct zk_job {
 	uint32_t nsyncs;
 	uint64_t sync_addr[MAX_SYNCS], sync_value[MAX_SYNCS];
 	uint64_t busy_ns; /* host time charged by the job timeout (§6), over all its submissions */
-	int has_image;	  /* preempted with its GT state saved on the device (§6 time slicing) */
 	int batch_done;	  /* preempted after its batch ended: only the fences remain */
 	struct zk_job *next;
 } zk_job_t;
@@ -101,6 +100,7 @@ struct zk_kmd {
 	uint32_t next_ctx;
 	uint64_t job_timeout_ns; /* 0: no watchdog */
 	zk_fault_mode_t fault_mode;
+	uint32_t irq_seen; /* interrupts delivered since the last zk_service (the handler's "top half") */
 	uint64_t timeslice_cycles; /* 0: no time slicing */
 	uint64_t slice_start;	   /* GT cycle when the running job last got the engine */
 	uint64_t charged_at;	 /* clock when the running job was last charged */
@@ -272,8 +272,11 @@ static void queue_unref(zk_kmd_t *k, zk_queue_t *q)
 
 static void job_free(zk_kmd_t *k, zk_job_t *j)
 {
-	if (j->has_image) /* cancelled while preempted: the device drops its saved state */
-		zs_hw_mmio_write(k->hw, ZS_REG_CTX_DISCARD, j->q->ctx_id);
+	/* The device may still hold a saved state of this job (it was preempted
+	 * and then cancelled, or killed before its CTX_ID load restored it):
+	 * drop it.  Only the oldest job of a queue ever runs, so a state saved
+	 * for the queue's context can only be this job's. */
+	zs_hw_mmio_write(k->hw, ZS_REG_CTX_DISCARD, j->q->ctx_id);
 	queue_unref(k, j->q);
 	k->st.jobs--;
 	free(j);
@@ -962,7 +965,6 @@ static void submit(zk_kmd_t *k, zk_job_t *j)
 	}
 	zs_hw_mmio_write(k->hw, ZS_REG_RING_TAIL, k->ring_tail);
 	k->running = j;
-	j->has_image = 0; /* loading its CTX_ID restores the state */
 	k->charged_at = now_ns(k);
 	k->slice_start = read_counter(k, ZS_REG_GT_CYCLES_LO);
 }
@@ -1016,19 +1018,25 @@ static void fail_running(zk_kmd_t *k)
 	k->running = NULL;
 }
 
-/* The job timeout (§6): charge the running job for the host time since it
- * was last charged, unless it is blocked (stopped at a false SEMAPHORE_WAIT
- * with the GT idle: waiting, not working); true when it is over the limit. */
+static int gt_busy(zk_kmd_t *k)
+{
+	return ZS_FIELD_GET(zs_hw_mmio_read(k->hw, ZS_REG_GT_STATUS), GT_STATUS, BUSY);
+}
+
+/* The job timeout that applies to j: its client's, else the KMD's. */
 static uint64_t timeout_ns(const zk_kmd_t *k, const zk_job_t *j)
 {
 	return j->file->job_timeout_ns != ~0ull ? j->file->job_timeout_ns : k->job_timeout_ns;
 }
 
+/* The job timeout (§6): charge the running job for the host time since it
+ * was last charged, unless it is blocked (stopped at a false SEMAPHORE_WAIT
+ * with the GT idle: waiting, not working); true when it is over the limit. */
 static int charge_running(zk_kmd_t *k, uint32_t status)
 {
 	const uint64_t t = now_ns(k);
 	zk_job_t *j = k->running;
-	if (status != ZS_ENGINE_WAITING || zs_hw_busy(k->hw))
+	if (status != ZS_ENGINE_WAITING || gt_busy(k))
 		j->busy_ns += t - k->charged_at;
 	k->charged_at = t;
 	return timeout_ns(k, j) && j->busy_ns > timeout_ns(k, j);
@@ -1138,25 +1146,57 @@ static int handle_eu_fault(zk_kmd_t *k)
 	return 1;
 }
 
+/* The interrupt handler (installed at zk_create): it only notes what fired;
+ * zk_service does the work, as a Linux KMD's handler defers to a worker. */
+static void irq_handler(void *ctx, uint32_t pending)
+{
+	zk_kmd_t *k = ctx;
+	k->irq_seen |= pending;
+}
+
+/* Park the running job after a preemption (the engine is idle): it and its
+ * queue's queued jobs go to the tail of the FIFO. */
+static void park_running(zk_kmd_t *k)
+{
+	zk_job_t *j = k->running;
+	k->running = NULL;
+	requeue_in_order(k, j);
+	k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
+}
+
 void zk_service(zk_kmd_t *k)
 {
-	handle_eu_fault(k);
+	/* Interrupts: acknowledge what fired, then act on it. */
+	const uint32_t irqs = k->irq_seen;
+	k->irq_seen = 0;
+	if (irqs)
+		zs_hw_mmio_write(k->hw, ZS_REG_IRQ_STATUS, irqs);
+	if (irqs & ZS_IRQ_PAGE_FAULT)
+		handle_eu_fault(k);
+	if (k->running && (irqs & ZS_IRQ_ENGINE_ERROR) &&
+	    zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS) == ZS_ENGINE_ERROR) {
+		fail_running(k);
+	} else if (k->running && (irqs & ZS_IRQ_ENGINE_IDLE) &&
+		   zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS) == ZS_ENGINE_IDLE &&
+		   zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD) == k->ring_tail) {
+		/* The ring drained and every piece of work completed. */
+		k->st.jobs_completed++;
+		job_free(k, k->running);
+		k->running = NULL;
+	}
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
-		if (status == ZS_ENGINE_WAITING && other_queue_waits(k, k->running->q) && !zs_hw_busy(k->hw)) {
+		if (status == ZS_ENGINE_WAITING && other_queue_waits(k, k->running->q) && !gt_busy(k)) {
 			/* The job waits on a semaphore that another queue's work may
 			 * release (as Xe time-slices), and none of its walkers runs:
 			 * park it at its SEMAPHORE_WAIT and run the other work.  Its
 			 * own queue's later jobs stay behind it (in-order queues). */
-			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 1);
+			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, ZS_FIELD_MASK(CS_PREEMPT, AT_SEMAPHORE));
 			const uint64_t at = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
 			if (at) {
-				zk_job_t *j = k->running;
-				j->batch = at;
-				k->running = NULL;
-				requeue_in_order(k, j);
+				k->running->batch = at;
+				park_running(k);
 				k->st.preemptions++;
-				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
 			}
 		}
 	}
@@ -1167,7 +1207,7 @@ void zk_service(zk_kmd_t *k)
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		const uint64_t cycles = read_counter(k, ZS_REG_GT_CYCLES_LO);
 		if (status != ZS_ENGINE_ERROR && cycles - k->slice_start >= k->timeslice_cycles) {
-			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, 2);
+			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, ZS_FIELD_MASK(CS_PREEMPT, ANYWHERE));
 			const uint32_t where = zs_hw_mmio_read(k->hw, ZS_REG_PREEMPT_STATUS);
 			if (where) {
 				zk_job_t *j = k->running;
@@ -1175,12 +1215,9 @@ void zk_service(zk_kmd_t *k)
 					j->batch = read_counter(k, ZS_REG_PREEMPT_ADDR_LO);
 				else if (where == 2)
 					j->batch_done = 1;
-				j->has_image = zs_hw_mmio_read(k->hw, ZS_REG_CTX_IMAGES) > 0;
 				charge_running(k, status);
-				k->running = NULL;
-				requeue_in_order(k, j);
+				park_running(k);
 				k->st.timeslices++;
-				k->ring_tail = zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD);
 			} else {
 				k->slice_start = cycles; /* idle or halted already: nothing to preempt */
 			}
@@ -1188,19 +1225,12 @@ void zk_service(zk_kmd_t *k)
 	}
 	if (k->running) {
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
-		if (status == ZS_ENGINE_ERROR) {
-			fail_running(k);
-		} else if (status == ZS_ENGINE_IDLE && !zs_hw_busy(k->hw) &&
-			   zs_hw_mmio_read(k->hw, ZS_REG_RING_HEAD) == k->ring_tail) {
-			k->st.jobs_completed++;
-			job_free(k, k->running);
-			k->running = NULL;
-		} else if (charge_running(k, status)) {
+		if (status != ZS_ENGINE_ERROR && charge_running(k, status)) {
 			report_timeout(k);
 			k->st.jobs_timed_out++;
 			fail_running(k);
 		} else {
-			return; /* busy, or waiting on a semaphore */
+			return; /* busy, waiting on a semaphore, or halted until its interrupt is seen */
 		}
 	}
 	if (!k->head)
@@ -1249,12 +1279,14 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	k->timeslice_cycles = ZK_DEFAULT_TIMESLICE_CYCLES;
 	program_ring(hw);
 	zk_set_fault_mode(k, ZK_FAULT_FAIL);
+	zs_hw_set_irq_handler(hw, irq_handler, k);
 	zs_hw_mmio_write(hw, ZS_REG_IRQ_ENABLE, ZS_IRQ_ENGINE_ERROR | ZS_IRQ_PAGE_FAULT | ZS_IRQ_ENGINE_IDLE);
 	return k;
 }
 
 void zk_destroy(zk_kmd_t *k)
 {
+	zs_hw_set_irq_handler(k->hw, NULL, NULL);
 	while (k->nfiles)
 		zk_close(k->files[0]);
 	free(k->files);

@@ -2,7 +2,8 @@
  * registers are plain storage, physical memory is a memfd mapping, and the
  * engine finishes every submission at once (HEAD follows TAIL).  A test
  * stands for a running engine by writing ENGINE_STATUS (plain storage too)
- * and fake_hw_set_busy. */
+ * and fake_hw_set_busy (GT_STATUS), and for the device's interrupts with
+ * fake_hw_raise_irq (IRQ_STATUS, write 1 to clear; the KMD's handler). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,8 @@ struct zs_hw {
 	uint64_t size;
 	int fd;
 	unsigned tlb_invalidations;
-	int busy;
+	zs_irq_fn irq_fn;
+	void *irq_ctx;
 };
 
 zs_hw_t *fake_hw_create(uint64_t bytes)
@@ -55,6 +57,10 @@ void zs_hw_mmio_write(zs_hw_t *hw, uint32_t off, uint32_t v)
 {
 	if (off >= sizeof(hw->regs) || (off & 3))
 		return;
+	if (off == ZS_REG_IRQ_STATUS) {
+		hw->regs[off / 4] &= ~v;
+		return;
+	}
 	hw->regs[off / 4] = v;
 	if (off == ZS_REG_RING_TAIL || off == ZS_REG_ENGINE_RESET)
 		hw->regs[ZS_REG_RING_HEAD / 4] = hw->regs[ZS_REG_RING_TAIL / 4];
@@ -66,9 +72,16 @@ void zs_hw_mmio_write(zs_hw_t *hw, uint32_t off, uint32_t v)
 
 void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx)
 {
-	(void)hw;
-	(void)fn;
-	(void)ctx;
+	hw->irq_fn = fn;
+	hw->irq_ctx = ctx;
+}
+
+void fake_hw_raise_irq(zs_hw_t *hw, uint32_t bits)
+{
+	hw->regs[ZS_REG_IRQ_STATUS / 4] |= bits;
+	const uint32_t pending = hw->regs[ZS_REG_IRQ_STATUS / 4] & hw->regs[ZS_REG_IRQ_ENABLE / 4];
+	if ((bits & pending) && hw->irq_fn)
+		hw->irq_fn(hw->irq_ctx, pending);
 }
 
 uint8_t *zs_hw_phys(zs_hw_t *hw, uint64_t *size)
@@ -97,6 +110,6 @@ int zs_hw_phys_detach(zs_hw_t *hw, uint64_t pa, uint64_t bytes)
 		       : 0;
 }
 
-int zs_hw_busy(zs_hw_t *hw) { return hw->busy; }
+int zs_hw_busy(zs_hw_t *hw) { return hw->regs[ZS_REG_GT_STATUS / 4] != 0; }
 
-void fake_hw_set_busy(zs_hw_t *hw, int busy) { hw->busy = busy; }
+void fake_hw_set_busy(zs_hw_t *hw, int busy) { hw->regs[ZS_REG_GT_STATUS / 4] = busy ? 1 : 0; }

@@ -8,5 +8,8 @@ zs_hw_t *fake_hw_create(uint64_t bytes);
 void fake_hw_destroy(zs_hw_t *hw);
 /* What zs_hw_busy returns (0 at creation). */
 void fake_hw_set_busy(zs_hw_t *hw, int busy);
+/* The device raising interrupts (IRQ_STATUS bits): calls the installed
+ * handler when an enabled bit is raised. */
+void fake_hw_raise_irq(zs_hw_t *hw, uint32_t bits);
 
 #endif

@@ -125,6 +125,7 @@ static void finish(void)
 {
 	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_IDLE);
 	fake_hw_set_busy(hw, 0);
+	fake_hw_raise_irq(hw, ZS_IRQ_ENGINE_IDLE); /* completion reaches the KMD as an interrupt */
 	zk_service(k);
 }
 
@@ -243,6 +244,41 @@ static void no_watchdog(void)
 	printf("kmd_timeout: job_timeout_ms 0 is no watchdog\n");
 }
 
+/* Completion and engine errors reach the KMD as interrupts (docs/kmd.md):
+ * an idle engine without the interrupt is not a completed job, and an
+ * error is acted on when its interrupt arrives; the handler acknowledges
+ * (clears IRQ_STATUS). */
+static void interrupts(void)
+{
+	zk_set_job_timeout(k, 0);
+	const zk_stats_t s0 = stats();
+	client_t a = client(707);
+	const uint32_t q = queue(a);
+	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_BUSY);
+	EXPECT(exec(a, q, 0, 1) == 0, "exec 1");
+	EXPECT(exec(a, q, 1, 2) == 0, "exec 2");
+	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_IDLE);
+	fake_hw_set_busy(hw, 0);
+	zk_service(k);
+	EXPECT(stats().jobs_completed == s0.jobs_completed, "completed without the engine-idle interrupt");
+	fake_hw_raise_irq(hw, ZS_IRQ_ENGINE_IDLE);
+	EXPECT(zs_hw_mmio_read(hw, ZS_REG_IRQ_STATUS) == ZS_IRQ_ENGINE_IDLE, "interrupt not pending");
+	zk_service(k);
+	EXPECT(stats().jobs_completed == s0.jobs_completed + 1, "the interrupt did not complete the job (no handler?)");
+	EXPECT(zs_hw_mmio_read(hw, ZS_REG_IRQ_STATUS) == 0, "the interrupt was not acknowledged");
+	EXPECT(stats().jobs == s0.jobs + 1, "the second job is not on the ring");
+	/* An engine error: acted on at its interrupt. */
+	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_ERROR);
+	fake_hw_raise_irq(hw, ZS_IRQ_ENGINE_ERROR);
+	zk_service(k);
+	EXPECT(stats().jobs_cancelled == s0.jobs_cancelled + 1 && stats().engine_resets == s0.engine_resets + 1,
+	       "the engine-error interrupt did not fail the job");
+	EXPECT(fence(a, q, 1, 2) == -EIO, "wait on the failed job");
+	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_IDLE);
+	zk_close(a.f);
+	printf("kmd_timeout: completion and engine errors arrive as interrupts\n");
+}
+
 int main(void)
 {
 	hw = fake_hw_create(64ull << 20);
@@ -254,6 +290,7 @@ int main(void)
 	semaphore_waits();
 	preemption();
 	no_watchdog();
+	interrupts();
 	const zk_stats_t end = stats();
 	EXPECT(!end.files && !end.bos && !end.vms && !end.queues && !end.jobs && !end.bo_bytes && !end.pt_bytes &&
 		       end.free_bytes == start.free_bytes,
