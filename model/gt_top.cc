@@ -28,10 +28,10 @@ void GtTop::clock_process()
     }
 }
 
-bool GtTop::run_until_idle(uint64_t limit)
+bool GtTop::run_until_idle(uint64_t limit, bool hold_for_ledger)
 {
     const uint64_t start = dev_.gt().now();
-    while (dev_.busy() && dev_.gt().now() - start < limit) {
+    while (dev_.busy() && dev_.gt().now() - start < limit && !(hold_for_ledger && dev_.gt().ledger().full())) {
         kick_.notify(sc_core::SC_ZERO_TIME);
         const uint64_t before = dev_.gt().now();
         sc_core::sc_start(period_ * double(quantum_));

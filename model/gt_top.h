@@ -15,7 +15,9 @@ class GtTop : public sc_core::sc_module {
 public:
     GtTop(sc_core::sc_module_name name, Device &dev, uint64_t quantum_cycles);
     // Run until the device is idle or `limit` cycles pass; true when idle.
-    bool run_until_idle(uint64_t limit);
+    // With `hold_for_ledger`, also stop (before the next quantum) while the
+    // ledger's subscribed consumer has a full backlog (Ledger::full()).
+    bool run_until_idle(uint64_t limit, bool hold_for_ledger = false);
 
 private:
     void clock_process();

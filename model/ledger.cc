@@ -1,6 +1,9 @@
 #include "ledger.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 namespace zesim {
 
@@ -110,10 +113,108 @@ void Ledger::bytes(uint64_t, MemBytes level, uint64_t n)
     }
 }
 
+Ledger::~Ledger()
+{
+    if (file_) {
+        flush_file();
+        std::fclose(file_);
+    }
+}
+
+void Ledger::open_file(const std::string &path)
+{
+    if (file_)
+        close_file();
+    file_ = std::fopen(path.c_str(), "w");
+    if (!file_)
+        throw std::runtime_error(path + ": " + std::strerror(errno));
+    file_path_ = path;
+    file_failed_ = false;
+    file_flushed_ = std::chrono::steady_clock::now();
+}
+
+void Ledger::flush_file()
+{
+    if (!file_)
+        return;
+    if ((std::fflush(file_) != 0 || std::ferror(file_)) && !file_failed_) {
+        file_failed_ = true;
+        std::fprintf(stderr, "zesim-gpu: ledger %s: write failed: %s\n", file_path_.c_str(), std::strerror(errno));
+    }
+    file_flushed_ = std::chrono::steady_clock::now();
+}
+
+void Ledger::close_file()
+{
+    if (!file_)
+        return;
+    flush_file();
+    const bool failed = std::fclose(file_) != 0 || file_failed_;
+    file_ = nullptr;
+    if (failed)
+        throw std::runtime_error(file_path_ + ": write failed");
+}
+
+void Ledger::set_retention(size_t keep_windows, size_t keep_bytes)
+{
+    keep_windows_ = keep_windows;
+    keep_bytes_ = keep_bytes;
+    trim();
+}
+
+void Ledger::set_subscribed(bool on)
+{
+    subscribed_ = on;
+    trim();
+}
+
+// Not while subscribed (the consumer holds time instead: full()).  The newest
+// window is kept even if it alone exceeds keep_bytes (unless keep_windows = 0).
+void Ledger::trim()
+{
+    if (subscribed_)
+        return;
+    while (!retained_.empty() && (retained_.size() > keep_windows_ ||
+                                  (retained_.size() > 1 && retained_bytes_ > keep_bytes_))) {
+        retained_bytes_ -= retained_.front().size();
+        retained_.pop_front();
+        dropped_++;
+        dropped_total_++;
+    }
+}
+
+void Ledger::close_window()
+{
+    closed_++;
+    const bool retain = subscribed_ || keep_windows_ > 0;
+    if (!file_ && !retain) {
+        dropped_++;
+        dropped_total_++;
+        return;
+    }
+    std::string line = cur_.json();
+    if (file_) {
+        if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() && !file_failed_) {
+            file_failed_ = true;
+            std::fprintf(stderr, "zesim-gpu: ledger %s: write failed: %s\n", file_path_.c_str(), std::strerror(errno));
+        }
+        if (std::chrono::steady_clock::now() - file_flushed_ >= std::chrono::milliseconds(100))
+            flush_file();
+    }
+    if (!retain) {
+        dropped_++;
+        dropped_total_++;
+        return;
+    }
+    retained_bytes_ += line.size();
+    retained_.push_back(std::move(line));
+    trim();
+}
+
 void Ledger::sync(uint64_t cycle)
 {
     while (cur_.end <= cycle) {
-        lines_ += cur_.json();
+        close_window();
         const uint64_t idx = cur_.index + 1, end = cur_.end;
         cur_.reset(idx, end, end + window_, eus_);
     }
@@ -124,15 +225,28 @@ void Ledger::flush(uint64_t cycle)
     if (cycle <= cur_.start)
         return;
     cur_.end = cycle;
-    lines_ += cur_.json();
+    close_window();
     cur_.reset(cur_.index + 1, cycle, cycle + window_, eus_);
+    flush_file();
 }
 
-std::string Ledger::take_new()
+Ledger::Batch Ledger::drain()
 {
-    std::string s = lines_.substr(taken_);
-    taken_ = lines_.size();
-    return s;
+    Batch b;
+    size_t n = 0;
+    for (const std::string &l : retained_)
+        n += l.size();
+    b.lines.reserve(n);
+    for (const std::string &l : retained_)
+        b.lines += l;
+    b.windows = retained_.size();
+    b.dropped = dropped_;
+    // Release the memory, not only the contents.
+    std::deque<std::string>().swap(retained_);
+    retained_bytes_ = 0;
+    dropped_ = 0;
+    flush_file();
+    return b;
 }
 
 }  // namespace zesim

@@ -5,7 +5,11 @@
 #ifndef ZESIM_MODEL_LEDGER_H
 #define ZESIM_MODEL_LEDGER_H
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -32,13 +36,63 @@ struct LedgerWindow {
 };
 
 // Listens to the event lines and sums them per window of `window` cycles.
+//
+// Closed windows go to the ledger's consumers (docs/oa.md §3.5), never to an
+// ever-growing buffer:
+//  - a file (`--ledger FILE`) gets every line as its window closes;
+//  - a retention queue keeps the windows not yet handed over by drain(), at
+//    most `keep_windows` windows and `keep_bytes` bytes of text (the oldest
+//    are dropped first, and counted); keep_windows = 0 keeps nothing;
+//  - while a consumer is subscribed, nothing is dropped: instead full() tells
+//    the daemon's run loop to hold simulated time until the consumer drains.
+// With no file, no retention and no subscriber a window's text is never
+// formatted.  Memory is bounded by the limits (plus, while subscribed, the
+// windows of one run-loop quantum).
 class Ledger final : public EventSink {
 public:
+    static constexpr size_t kDefaultKeepWindows = 4096;
+    static constexpr size_t kDefaultKeepBytes = 16u << 20;
+
+    Ledger() = default;
+    Ledger(const Ledger &) = delete;
+    Ledger &operator=(const Ledger &) = delete;
+    ~Ledger() override;
+
     void configure(size_t eus, uint64_t window);
     uint64_t window() const { return window_; }
-    // All closed windows as JSON lines, and those closed since the last call.
-    const std::string &lines() const { return lines_; }
-    std::string take_new();
+
+    // Stream every closed window to `path` (created or truncated); throws on
+    // error.  The file is flushed at the end of each run (flush()), on drain(),
+    // at least every 100 ms of host time while windows close, and by
+    // close_file() / the destructor.  close_file() throws if a write failed.
+    void open_file(const std::string &path);
+    void close_file();
+
+    void set_retention(size_t keep_windows, size_t keep_bytes);
+    size_t keep_windows() const { return keep_windows_; }
+    // While subscribed, retained windows are never dropped (see full()).
+    void set_subscribed(bool on);
+    bool subscribed() const { return subscribed_; }
+    // Subscribed and the retained windows reached a limit: the run loop
+    // should not advance time until drain() is called.
+    bool full() const
+    {
+        return subscribed_ && !retained_.empty() &&
+               (retained_.size() >= std::max<size_t>(keep_windows_, 1) || retained_bytes_ >= keep_bytes_);
+    }
+
+    struct Batch {
+        std::string lines;    // the retained windows, oldest first, as JSON lines
+        uint64_t windows = 0; // how many
+        uint64_t dropped = 0; // windows closed since the previous drain and not in `lines`
+    };
+    // Hand over (and forget) the retained windows.
+    Batch drain();
+
+    uint64_t closed() const { return closed_; }    // windows closed so far
+    uint64_t dropped() const { return dropped_total_; }
+    size_t retained_windows() const { return retained_.size(); }
+    size_t retained_bytes() const { return retained_bytes_; }
 
     void gt_span(uint64_t from, uint64_t to, bool busy, uint64_t resident) override;
     void eu_span(uint32_t eu, uint64_t from, uint64_t to, bool holding) override;
@@ -60,11 +114,24 @@ public:
     void flush(uint64_t cycle) override;
 
 private:
+    void close_window();  // hand cur_ to the consumers
+    void trim();          // drop the oldest retained windows beyond the limits
+    void flush_file();
+
     size_t eus_ = 0;
     uint64_t window_ = 10000;
     LedgerWindow cur_;
-    std::string lines_;
-    size_t taken_ = 0;
+    uint64_t closed_ = 0;
+    // Consumers.
+    std::FILE *file_ = nullptr;
+    std::string file_path_;
+    bool file_failed_ = false;
+    std::chrono::steady_clock::time_point file_flushed_{};
+    size_t keep_windows_ = 0, keep_bytes_ = kDefaultKeepBytes;
+    bool subscribed_ = false;
+    std::deque<std::string> retained_;
+    size_t retained_bytes_ = 0;
+    uint64_t dropped_ = 0, dropped_total_ = 0;  // since the last drain / ever
 };
 
 }  // namespace zesim

@@ -91,6 +91,10 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                     throw std::runtime_error("fault_mode must be \"fail\" or \"continue\", not \"" + m + "\"");
                 kmd.fault_continue = m == "continue";
             }
+            else if (key == "ledger_keep")
+                kmd.ledger_keep = val.get<uint64_t>();
+            else if (key == "ledger_keep_kb")
+                kmd.ledger_keep_kb = val.get<uint64_t>();
             else
                 throw std::runtime_error("unknown key '" + key + "'");
         }

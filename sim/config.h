@@ -13,6 +13,9 @@ struct KmdConfig {
     uint32_t job_timeout_ms = 600000;  // ZK_DEFAULT_JOB_TIMEOUT_MS; 0 = no watchdog
     bool fault_continue = false;       // fault_mode "continue" (ZK_FAULT_CONTINUE); default "fail"
     uint64_t timeslice_cycles = 100000;  // ZK_DEFAULT_TIMESLICE_CYCLES; 0 = no time slicing
+    // The ledger's retention for test-channel readers (docs/oa.md §3.5).
+    uint64_t ledger_keep = Ledger::kDefaultKeepWindows;           // windows
+    uint64_t ledger_keep_kb = Ledger::kDefaultKeepBytes >> 10;    // KiB of JSON text
 };
 
 // Throws std::runtime_error with a clear message on an unknown preset.

@@ -23,6 +23,7 @@ void usage(std::FILE *f)
                  "usage: zesim-gpu [--preset xe-lp|tiny] [--config FILE] [--topology SxSSxEUxT]\n"
                  "                 [--ledger FILE] [--capture-threads] --stimulus FILE [--out FILE]\n"
                  "       zesim-gpu [--preset ...] [--config ...] [--topology ...] --socket PATH [--test-channel]\n"
+                 "                 [--ledger FILE] [--ledger-keep N]\n"
                  "  --preset NAME       topology and clocks preset (default xe-lp = 1x6x16x7; tiny = 1x1x2x4)\n"
                  "  --config FILE       JSON config (docs/config.md), applied after --preset\n"
                  "  --topology T        slices x sub-slices x EUs x threads, e.g. 2x4x8x8\n"
@@ -31,7 +32,10 @@ void usage(std::FILE *f)
                  "                      directory is created with mode 0700\n"
                  "  --test-channel      enable the test-only requests (MMIO, memory fd, ledger, stimulus)\n"
                  "  --out FILE          result JSON (default: standard output)\n"
-                 "  --ledger FILE       ground-truth ledger as JSON lines (docs/oa.md)\n"
+                 "  --ledger FILE       write the ground-truth ledger to FILE as JSON lines, each window\n"
+                 "                      as it closes (docs/oa.md)\n"
+                 "  --ledger-keep N     ledger windows kept for the test channel's LEDGER reads\n"
+                 "                      (default 4096; config key ledger_keep)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
                  "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n");
 }
@@ -43,6 +47,7 @@ int sc_main(int argc, char **argv)
     using namespace zesim;
     std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket;
     bool capture = false, test_channel = false;
+    long long ledger_keep = -1;
     if (const char *env = std::getenv("ZESIM_SOCKET"))
         socket = env;
     StimulusOptions opt;
@@ -67,7 +72,15 @@ int sc_main(int argc, char **argv)
             out = value();
         else if (a == "--ledger")
             ledger = value();
-        else if (a == "--socket")
+        else if (a == "--ledger-keep") {
+            const std::string v = value();
+            char *end = nullptr;
+            ledger_keep = std::strtoll(v.c_str(), &end, 0);
+            if (v.empty() || *end || ledger_keep < 0) {
+                std::fprintf(stderr, "zesim-gpu: --ledger-keep needs a number of windows, not '%s'\n", v.c_str());
+                return 2;
+            }
+        } else if (a == "--socket")
             socket = value();
         else if (a == "--test-channel")
             test_channel = true;
@@ -95,8 +108,18 @@ int sc_main(int argc, char **argv)
             load_config_file(config, cfg, kmd);
         if (!topology.empty())
             parse_topology(topology, cfg.topo);
+        if (ledger_keep >= 0)
+            kmd.ledger_keep = uint64_t(ledger_keep);
         Device dev(cfg);
         dev.gt().set_capture(capture);
+        // The ledger keeps only what a consumer can take (docs/oa.md §3.5):
+        // the file gets every window; the retention queue exists only for the
+        // test channel's LEDGER reads.
+        Ledger &led = dev.gt().ledger();
+        if (!ledger.empty())
+            led.open_file(ledger);
+        if (stimulus.empty() && test_channel)
+            led.set_retention(kmd.ledger_keep, kmd.ledger_keep_kb << 10);
         GtTop top("gt", dev, 4096);
         if (stimulus.empty()) {
             ServerOptions so;
@@ -107,6 +130,7 @@ int sc_main(int argc, char **argv)
             so.fault_continue = kmd.fault_continue;
             so.timeslice_cycles = kmd.timeslice_cycles;
             serve(dev, top, so);
+            led.close_file();
             return 0;
         }
         std::string result = run_stimulus(dev, top, stimulus, opt);
@@ -118,12 +142,7 @@ int sc_main(int argc, char **argv)
             if (!o)
                 throw std::runtime_error(out + ": write failed");
         }
-        if (!ledger.empty()) {
-            std::ofstream l(ledger);
-            l << dev.gt().ledger().lines();
-            if (!l)
-                throw std::runtime_error(ledger + ": write failed");
-        }
+        led.close_file();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "zesim-gpu: %s\n", e.what());
         return 1;

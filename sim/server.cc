@@ -346,8 +346,29 @@ public:
             put64(b, dev_.mem().size());
             return send_msg(c.fd, kGetPhys, b, zs_hw_phys_fd(&dev_));
         }
-        case kLedger:
-            return send_text(c.fd, kLedger, dev_.gt().ledger().lines());
+        case kLedger: {
+            // Drain the retained windows; "subscribe" / "unsubscribe" first
+            // (docs/daemon.md §2, docs/oa.md §3.5).
+            Ledger &led = dev_.gt().ledger();
+            const std::string arg(reinterpret_cast<const char *>(p), len);
+            if (arg == "subscribe") {
+                if (ledger_sub_ && ledger_sub_ != &c)
+                    return error("the ledger already has a subscriber");
+                ledger_sub_ = &c;
+                led.set_subscribed(true);
+            } else if (arg == "unsubscribe") {
+                if (ledger_sub_ != &c)
+                    return error("this connection is not the ledger's subscriber");
+                ledger_sub_ = nullptr;
+                led.set_subscribed(false);
+            } else if (!arg.empty()) {
+                return error("LEDGER takes no payload, \"subscribe\" or \"unsubscribe\"");
+            }
+            Ledger::Batch b = led.drain();
+            if (b.dropped)
+                b.lines.insert(0, "{\"dropped\":" + std::to_string(b.dropped) + "}\n");
+            return send_text(c.fd, kLedger, b.lines);
+        }
         case kStimulus: {
             const std::string path(reinterpret_cast<const char *>(p), len);
             zk_stats_t st;
@@ -452,7 +473,7 @@ public:
                           clients.end());
             zk_service(kmd_);
             if (dev_.busy())
-                top_.run_until_idle(opt_.quantum);
+                top_.run_until_idle(opt_.quantum, true);  // held while the ledger's subscriber lags
             zk_service(kmd_);
             for (auto &c : clients)
                 if (c->fd >= 0 && !check_wait(*c))
@@ -475,6 +496,10 @@ public:
     // A client is gone: its DRM file's work is cancelled and its objects freed.
     void drop(Client &c)
     {
+        if (ledger_sub_ == &c) {
+            ledger_sub_ = nullptr;
+            dev_.gt().ledger().set_subscribed(false);
+        }
         if (c.file)
             zk_close(c.file);
         c.file = nullptr;
@@ -489,6 +514,7 @@ private:
     zk_kmd_t *kmd_ = nullptr;
     bool stop_ = false;
     bool warned_fds_ = false;
+    const Client *ledger_sub_ = nullptr;  // the connection subscribed to the ledger
     std::chrono::steady_clock::time_point listen_pause_{};
 };
 
