@@ -147,10 +147,12 @@ ze_result_t ZE_APICALL zs_event_host_synchronize(ze_event_handle_t hEvent, uint6
 			zs_printf_flush(dev); /* the work it follows completed: its printf output */
 		if (rc != -ETIME)
 			return zs_device_result(dev, rc);
+		/* Out of time: no more questions to the daemon, which may be
+		 * the one not answering (a lost device found earlier counts). */
+		if (timeout != ZS_FOREVER && zs_now_ns() - start >= timeout)
+			return atomic_load(&dev->lost) ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_NOT_READY;
 		if (zs_queue_any_lost(dev))
 			return ZE_RESULT_ERROR_DEVICE_LOST;
-		if (timeout != ZS_FOREVER && zs_now_ns() - start >= timeout)
-			return ZE_RESULT_NOT_READY;
 	}
 }
 

@@ -13,10 +13,11 @@ hanging.
 
 import argparse
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,11 +38,20 @@ def main():
         env = dict(os.environ, ZESIM_SOCKET=d.path)
         p = subprocess.Popen([opts.zesim, 'run', '--', opts.test, opts.vadd_elf], env=env, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        lines = queue.Queue()
+
+        def reader():
+            for line in p.stdout:
+                lines.put(line)
+            lines.put('')
+
+        threading.Thread(target=reader, daemon=True).start()
         stopped = False
         deadline = time.monotonic() + 240
         while True:
-            ready, _, _ = select.select([p.stdout], [], [], 30 if stopped else max(0, deadline - time.monotonic()))
-            if not ready:
+            try:
+                line = lines.get(timeout=30 if stopped else max(0, deadline - time.monotonic()))
+            except queue.Empty:
                 if stopped:
                     # The program is stuck behind the stopped daemon: the bug.
                     failed.append('no request from the program 30 s after stopping the daemon')
@@ -51,7 +61,6 @@ def main():
                 failed.append('the program hangs')
                 p.kill()
                 break
-            line = p.stdout.readline()
             if not line:
                 break
             print(line, end='', flush=True)

@@ -4,11 +4,13 @@
  * it answers on stdin once done.
  *
  *   1. A vadd job waits on a host event W, so its fence F, its signal event E
- *      and the queue stay busy.  "stop": the daemon is SIGSTOPped.  Another
- *      thread then allocates device memory (an ioctl that blocks until the
- *      daemon resumes); meanwhile zeEventHostSynchronize(E),
- *      zeFenceHostSynchronize(F) and zeCommandQueueSynchronize with a 2 s
- *      timeout must each give NOT_READY within 2.1 s.
+ *      and the queue stay busy.  "stop": the daemon is SIGSTOPped.
+ *      zeEventHostSynchronize(E), zeFenceHostSynchronize(F) and
+ *      zeCommandQueueSynchronize with a 2 s timeout must each give NOT_READY
+ *      within 2.1 s (the daemon still owes the reply of the last fence wait).
+ *      Then another thread allocates device memory (ioctls that block until
+ *      the daemon resumes, holding the connection); the same waits with a 1 s
+ *      timeout must give NOT_READY within 1.1 s.
  *   2. "cont": the daemon resumes.  The allocation completes, W is signalled,
  *      the same waits without a timeout succeed with the right results, and a
  *      second launch runs: the late replies were discarded.
@@ -130,12 +132,13 @@ int main(int argc, char **argv)
 	submit(k, w, e, fence);
 	CHECK_RESULT(ZE_RESULT_NOT_READY, zeEventHostSynchronize(e, 10000000));
 	ask("stop");
+	waits(e, fence, STOP_TIMEOUT_NS, ZE_RESULT_NOT_READY, 2.1, "stopped");
 	pthread_t t;
 	EXPECT(pthread_create(&t, NULL, allocate, NULL) == 0, "pthread_create");
 	while (!__atomic_load_n(&g_alloc_started, __ATOMIC_ACQUIRE))
 		usleep(1000);
 	usleep(100000); /* the allocation's ioctls are now stuck on the stopped daemon */
-	waits(e, fence, STOP_TIMEOUT_NS, ZE_RESULT_NOT_READY, 2.1, "stopped");
+	waits(e, fence, STOP_TIMEOUT_NS / 2, ZE_RESULT_NOT_READY, 1.1, "stopped, another thread stuck");
 	EXPECT(g_alloc_result == ZE_RESULT_ERROR_UNKNOWN, "the allocation returned 0x%x with the daemon stopped",
 	       (unsigned)g_alloc_result);
 
