@@ -472,6 +472,7 @@ ze_result_t ZE_APICALL zs_command_list_create(ze_context_handle_t hContext, ze_d
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(phCommandList);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
 	if (desc->flags > 0x7)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	if (desc->commandQueueGroupOrdinal != 0)

@@ -22,6 +22,7 @@ ze_result_t ZE_APICALL zs_context_create_ex(ze_driver_handle_t hDriver, const ze
 	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(phContext);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_CONTEXT_DESC);
 	if (desc->flags > ZE_CONTEXT_FLAG_TBD)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	if (numDevices && !phDevices)

@@ -219,6 +219,7 @@ ze_result_t ZE_APICALL zs_driver_get_properties(ze_driver_handle_t hDriver, ze_d
 {
 	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
 	static const uint8_t uuid[ZE_MAX_DRIVER_UUID_SIZE] = {'z', 'e', 's', 'i', 'm', '-', 'l', '0',
 							      0, 1, 0, 0, 0, 0, 0, 0};
 	memcpy(p->uuid.id, uuid, sizeof(uuid));
@@ -235,6 +236,7 @@ ze_result_t ZE_APICALL zs_driver_get_ipc_properties(ze_driver_handle_t hDriver, 
 {
 	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
 	p->flags = 0; /* no IPC: memory and event pools stay in the process */
 	return ZE_RESULT_SUCCESS;
 }
@@ -303,6 +305,11 @@ ze_result_t ZE_APICALL zs_device_get_properties(ze_device_handle_t hDevice, ze_d
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	{
+		ze_result_t r_ = zs_check_stype(p, ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2);
+		if (r_)
+			return r_;
+	}
 	const zs_device_t *d = DEV(hDevice);
 	const ze_structure_type_t stype = p->stype;
 	void *next = p->pNext;
@@ -343,6 +350,7 @@ ze_result_t ZE_APICALL zs_device_get_compute_properties(ze_device_handle_t hDevi
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES);
 	const zs_device_t *d = DEV(hDevice);
 	p->maxTotalGroupSize = d->max_group_size;
 	p->maxGroupSizeX = d->max_group_size;
@@ -373,6 +381,7 @@ ze_result_t ZE_APICALL zs_device_get_module_properties(ze_device_handle_t hDevic
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
 	p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2); /* OpenCL kernels in SPIR-V (driver/README.md); modules up to 1.6 are read */
 	p->flags = 0;
 	p->fp16flags = 0;
@@ -396,6 +405,7 @@ ze_result_t ZE_APICALL zs_device_get_command_queue_group_properties(ze_device_ha
 		*pCount = 1;
 		return ZE_RESULT_SUCCESS;
 	}
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES); /* the one element written */
 	/* One engine, the compute streamer; copies and fills run on it as
 	 * built-in kernels. */
 	*pCount = 1;
@@ -415,6 +425,7 @@ ze_result_t ZE_APICALL zs_device_get_memory_properties(ze_device_handle_t hDevic
 		*pCount = 1;
 		return ZE_RESULT_SUCCESS;
 	}
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES); /* the one element written */
 	*pCount = 1;
 	p->flags = 0;
 	p->maxClockRate = 0; /* not modelled */
@@ -429,6 +440,7 @@ ze_result_t ZE_APICALL zs_device_get_memory_access_properties(ze_device_handle_t
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES);
 	/* Every allocation is the same shared memory, mapped on both sides. */
 	const ze_memory_access_cap_flags_t all = ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC |
 						 ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT |
@@ -456,6 +468,7 @@ ze_result_t ZE_APICALL zs_device_get_image_properties(ze_device_handle_t hDevice
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES);
 	/* No sampler or image hardware: every limit is 0 (= unsupported). */
 	const ze_structure_type_t stype = p->stype;
 	void *next = p->pNext;
@@ -470,6 +483,7 @@ ze_result_t ZE_APICALL zs_device_get_external_memory_properties(ze_device_handle
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES);
 	p->memoryAllocationImportTypes = 0;
 	p->memoryAllocationExportTypes = 0;
 	p->imageImportTypes = 0;
@@ -483,6 +497,7 @@ ze_result_t ZE_APICALL zs_device_get_p2p_properties(ze_device_handle_t hDevice, 
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_HANDLE(hPeerDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES);
 	/* The only peer is the device itself. */
 	p->flags = ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;
 	return ZE_RESULT_SUCCESS;
@@ -525,6 +540,7 @@ ze_result_t ZE_APICALL zs_device_pci_get_properties_ext(ze_device_handle_t hDevi
 {
 	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES);
 	/* The fake node's sysfs path names 0000:00:02.0; link speed unknown. */
 	p->address = (ze_pci_address_ext_t){0, 0, 2, 0};
 	p->maxSpeed = (ze_pci_speed_ext_t){-1, -1, -1};

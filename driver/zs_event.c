@@ -29,6 +29,7 @@ ze_result_t ZE_APICALL zs_event_pool_create(ze_context_handle_t hContext, const 
 	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(phEventPool);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_EVENT_POOL_DESC);
 	if (desc->flags > 0x7)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	if (desc->count == 0 || (numDevices && !phDevices))
@@ -81,6 +82,7 @@ ze_result_t ZE_APICALL zs_event_create(ze_event_pool_handle_t hEventPool, const 
 	ZS_CHECK_HANDLE(hEventPool, ZS_T_EVENT_POOL);
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(phEvent);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_EVENT_DESC);
 	if (desc->signal > 0x7 || desc->wait > 0x7)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	zs_event_pool_t *p = (zs_event_pool_t *)hEventPool;
@@ -147,10 +149,12 @@ ze_result_t ZE_APICALL zs_event_host_synchronize(ze_event_handle_t hEvent, uint6
 			zs_printf_flush(dev); /* the work it follows completed: its printf output */
 		if (rc != -ETIME)
 			return zs_device_result(dev, rc);
+		/* Out of time: no more questions to the daemon, which may be
+		 * the one not answering (a lost device found earlier counts). */
+		if (timeout != ZS_FOREVER && zs_now_ns() - start >= timeout)
+			return atomic_load(&dev->lost) ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_NOT_READY;
 		if (zs_queue_any_lost(dev))
 			return ZE_RESULT_ERROR_DEVICE_LOST;
-		if (timeout != ZS_FOREVER && zs_now_ns() - start >= timeout)
-			return ZE_RESULT_NOT_READY;
 	}
 }
 

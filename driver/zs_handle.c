@@ -121,3 +121,18 @@ ze_result_t zs_copy_string(const char *s, size_t *size, char *out)
 	*size = n;
 	return ZE_RESULT_SUCCESS;
 }
+
+#define ZS_STYPE_LIMIT 0x00100000u
+#define ZS_CHAIN_LIMIT 256
+
+ze_result_t zs_check_stype(const void *s, ze_structure_type_t want, ze_structure_type_t alt)
+{
+	const ze_base_desc_t *b = s;
+	if (b->stype != want && (!alt || b->stype != alt))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	unsigned n = 0;
+	for (const ze_base_desc_t *e = b->pNext; e; e = e->pNext)
+		if ((uint32_t)e->stype >= ZS_STYPE_LIMIT || ++n > ZS_CHAIN_LIMIT)
+			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	return ZE_RESULT_SUCCESS;
+}

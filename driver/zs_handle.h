@@ -46,6 +46,21 @@ bool zs_handle_is(const void *h, zs_type_t type);
 			return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                                                  \
 	} while (0)
 
+/* A descriptor or properties structure: `stype` must be `want` (or `alt`,
+ * when not 0), and the pNext chain is walked: extensions the driver does not
+ * know are ignored, as the spec allows, but a chain element whose stype is no
+ * structure type at all (>= 0x00100000, the validation layer's bound for
+ * driver-experimental values), or a chain longer than 256 elements (a
+ * cycle), is an invalid argument (driver/README.md, "Descriptors"). */
+ze_result_t zs_check_stype(const void *s, ze_structure_type_t want, ze_structure_type_t alt);
+
+#define ZS_CHECK_STYPE(p, want)                                                                                       \
+	do {                                                                                                          \
+		ze_result_t r_ = zs_check_stype((p), (want), (ze_structure_type_t)0);                                \
+		if (r_)                                                                                               \
+			return r_;                                                                                    \
+	} while (0)
+
 #define ZS_UNUSED(x) (void)(x)
 
 /* Timeouts of the API are in ns, UINT64_MAX meaning "forever". */

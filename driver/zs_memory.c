@@ -104,6 +104,7 @@ static ze_result_t alloc_common(zs_context_t *ctx, zs_device_t *dev, ze_memory_t
 static ze_result_t check_device_desc(const ze_device_mem_alloc_desc_t *d)
 {
 	ZS_CHECK_PTR(d);
+	ZS_CHECK_STYPE(d, ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
 	if (d->flags > 0x7)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	if (d->ordinal != 0) /* one memory: zeDeviceGetMemoryProperties count is 1 */
@@ -114,6 +115,7 @@ static ze_result_t check_device_desc(const ze_device_mem_alloc_desc_t *d)
 static ze_result_t check_host_desc(const ze_host_mem_alloc_desc_t *h)
 {
 	ZS_CHECK_PTR(h);
+	ZS_CHECK_STYPE(h, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
 	if (h->flags > 0xf)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	return ZE_RESULT_SUCCESS;
@@ -200,6 +202,7 @@ ze_result_t ZE_APICALL zs_mem_free_ext(ze_context_handle_t hContext, const ze_me
 	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
 	ZS_CHECK_PTR(pMemFreeDesc);
 	ZS_CHECK_PTR(ptr);
+	ZS_CHECK_STYPE(pMemFreeDesc, ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC);
 	if (pMemFreeDesc->freePolicy > 0x3)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	zs_context_t *ctx = (zs_context_t *)hContext;
@@ -240,6 +243,7 @@ ze_result_t ZE_APICALL zs_mem_get_alloc_properties(ze_context_handle_t hContext,
 	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
 	ZS_CHECK_PTR(ptr);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
 	zs_alloc_info_t a;
 	if (!zs_memory_lookup((zs_context_t *)hContext, ptr, &a)) {
 		/* Not ours (malloc'ed, or of another context): the spec's answer. */

@@ -245,6 +245,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(desc->pInputModule);
 	ZS_CHECK_PTR(phModule);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_MODULE_DESC);
 	if (phBuildLog)
 		*phBuildLog = NULL;
 	if (desc->format > ZE_MODULE_FORMAT_NATIVE)
@@ -557,6 +558,7 @@ ze_result_t ZE_APICALL zs_module_get_properties(ze_module_handle_t hModule, ze_m
 {
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_MODULE_PROPERTIES);
 	p->flags = atomic_load(&((const zs_module_t *)hModule)->unlinked) ? ZE_MODULE_PROPERTY_FLAG_IMPORTS : 0;
 	return ZE_RESULT_SUCCESS;
 }
@@ -615,6 +617,7 @@ ze_result_t ZE_APICALL zs_kernel_create(ze_module_handle_t hModule, const ze_ker
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(desc->pKernelName);
 	ZS_CHECK_PTR(phKernel);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_KERNEL_DESC);
 	if (desc->flags > 0x3)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	zs_module_t *mod = (zs_module_t *)hModule;
@@ -886,6 +889,7 @@ ze_result_t ZE_APICALL zs_kernel_get_properties(ze_kernel_handle_t hKernel, ze_k
 {
 	ZS_CHECK_HANDLE(hKernel, ZS_T_KERNEL);
 	ZS_CHECK_PTR(p);
+	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES);
 	const zs_kernel_t *k = KERNEL(hKernel);
 	const zm_kernel_t *zk = k->k;
 	p->numKernelArgs = zk->nargs;

@@ -315,16 +315,34 @@ int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_
 	const uint64_t start = zs_now_ns_os();
 	for (;;) {
 		uint64_t slice = WAIT_SLICE_NS;
+		const uint64_t slice_start = zs_now_ns_os();
 		if (timeout_ns != UINT64_MAX) {
-			const uint64_t spent = zs_now_ns_os() - start;
+			const uint64_t spent = slice_start - start;
 			const uint64_t left = spent >= timeout_ns ? 0 : timeout_ns - spent;
 			if (left < slice)
 				slice = left;
 		}
 		/* Let threads that need the fd (to submit the very work we wait
-		 * for, perhaps) go first: a pending wait holds the connection. */
-		while (atomic_load(&os->queued) > 0)
-			sched_yield();
+		 * for, perhaps) go first: a pending wait holds the connection.
+		 * Not beyond this slice: one of them may be stuck on a daemon
+		 * that does not answer (the preload then ends our wait on time). */
+		for (unsigned n = 0; atomic_load(&os->queued) > 0; n++) {
+			const uint64_t spent = zs_now_ns_os() - slice_start;
+			if (spent >= slice) {
+				slice = 0;
+				break;
+			}
+			if (n < 1000) {
+				sched_yield();
+			} else {
+				struct timespec ts = {0, 200000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (slice) {
+			const uint64_t spent = zs_now_ns_os() - slice_start;
+			slice = spent >= slice ? 0 : slice - spent;
+		}
 		struct drm_zesim_wait_user_fence w = {.addr = (uintptr_t)va, .op = op, .value = value, .mask = mask,
 						      .timeout = (int64_t)slice,
 						      .exec_queue_id = queue ? queue : os->wait_queue};

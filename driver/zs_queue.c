@@ -20,6 +20,7 @@ static zs_queue_t *queues;
 ze_result_t zs_queue_check_desc(const ze_command_queue_desc_t *desc)
 {
 	ZS_CHECK_PTR(desc);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
 	if (desc->flags > ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
 	    desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
@@ -279,6 +280,7 @@ ze_result_t ZE_APICALL zs_fence_create(ze_command_queue_handle_t hCommandQueue, 
 	ZS_CHECK_HANDLE(hCommandQueue, ZS_T_QUEUE);
 	ZS_CHECK_PTR(desc);
 	ZS_CHECK_PTR(phFence);
+	ZS_CHECK_STYPE(desc, ZE_STRUCTURE_TYPE_FENCE_DESC);
 	if (desc->flags > ZE_FENCE_FLAG_SIGNALED)
 		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 	zs_fence_t *f = calloc(1, sizeof(*f));

@@ -12,8 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
@@ -34,6 +37,12 @@
 enum { W_MAGIC = 0x4d49535a, W_ERROR = 0xffff, W_OPEN = 8, W_IOCTL = 9, W_MMAP = 10 };
 #define MAX_BLOB (256u << 10)
 #define MAX_FDS 65536
+/* How long past its own timeout a WAIT_USER_FENCE waits for the daemon's
+ * reply (docs/preload.md §5): the daemon re-checks a wait every 1 ms while
+ * idle, or after each simulation quantum. */
+#define WAIT_GRACE_NS 50000000ull
+/* Timeouts beyond a year are forever, as in the daemon. */
+#define FOREVER_NS (365ll * 24 * 3600 * 1000000000ll)
 
 /* ---- the real functions ----------------------------------------------------- */
 
@@ -86,8 +95,15 @@ static void init(void) { pthread_once(&init_once, resolve); }
 /* ---- fake files ------------------------------------------------------------- */
 
 typedef struct conn {
-	pthread_mutex_t lock;
-	int refs; /* fds (dups) that refer to this connection */
+	pthread_mutex_t lock; /* held for a request and its reply */
+	int refs;	      /* fds (dups) that refer to this connection */
+	/* Under `lock`: a WAIT_USER_FENCE gave up on its reply, which the daemon
+	 * still sends; it is read and dropped before the next request. */
+	int owed;
+	int broken; /* the daemon went away or the stream is out of step: EIO */
+	/* The daemon missed a reply deadline and has not answered since: further
+	 * waits get no grace, so a series of them costs their timeouts only. */
+	int late;
 } conn_t;
 
 static conn_t *fds[MAX_FDS];
@@ -138,15 +154,15 @@ static int device_present(void)
 	return s && *s && real_stat && real_stat(s, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-static int is_device(const char *path)
+static int is_device_path(const char *path)
 {
-	if (!path || !device_present())
-		return 0;
 	for (size_t i = 0; path && i < sizeof(device_paths) / sizeof(device_paths[0]); i++)
 		if (strcmp(path, device_paths[i]) == 0)
 			return 1;
 	return 0;
 }
+
+static int is_device(const char *path) { return path && device_present() && is_device_path(path); }
 
 /* sysfs files a driver or a tool reads to identify the device. */
 static const struct {
@@ -248,6 +264,13 @@ static int is_dri_dir(const char *path)
 
 /* ---- talking to the daemon --------------------------------------------------------- */
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int send_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
@@ -278,22 +301,43 @@ static int recv_all(int fd, void *buf, size_t n)
 	return 0;
 }
 
-/* One request and its reply.  The reply payload is malloc'ed into *out;
- * a passed fd (SCM_RIGHTS) lands in *rfd.  Returns the reply type or -1. */
-static int transact(int fd, uint32_t type, const void *payload, uint32_t len, uint8_t **out, uint32_t *out_len,
-		    int *rfd)
+/* Until fd has something to read (or was closed) or `deadline` (ns of
+ * CLOCK_MONOTONIC; 0: none) passes.  0 or -ETIME. */
+static int wait_readable(int fd, uint64_t deadline)
 {
-	uint32_t hdr[3] = {W_MAGIC, type, len};
-	/* One message per request: the daemon wakes once for it. */
-	uint8_t small[512];
-	if (len <= sizeof(small) - sizeof(hdr)) {
-		memcpy(small, hdr, sizeof(hdr));
-		memcpy(small + sizeof(hdr), payload, len);
-		if (send_all(fd, small, sizeof(hdr) + len))
-			return -1;
-	} else if (send_all(fd, hdr, sizeof(hdr)) || send_all(fd, payload, len)) {
-		return -1;
+	for (;;) {
+		int ms = -1;
+		if (deadline) {
+			const uint64_t now = now_ns();
+			if (now >= deadline)
+				ms = 0;
+			else
+				ms = (int)((deadline - now + 999999) / 1000000 < INT_MAX ? (deadline - now + 999999) / 1000000
+											: INT_MAX);
+		}
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		const int k = poll(&p, 1, ms);
+		if (k > 0)
+			return 0;
+		if (k < 0 && errno != EINTR)
+			return 0; /* let recv report it */
+		if (deadline && now_ns() >= deadline)
+			return -ETIME;
 	}
+}
+
+/* One message from the daemon.  The deadline holds until its first bytes
+ * arrive; the daemon writes a message at once, so the rest follows.  The
+ * payload is malloc'ed into *out; a passed fd (SCM_RIGHTS) lands in *rfd, or
+ * is closed without rfd.  Returns the message type, -ETIME (nothing read) or
+ * -EIO (connection closed or not our protocol). */
+static int recv_msg(int fd, uint64_t deadline, uint8_t **out, uint32_t *out_len, int *rfd)
+{
+	if (rfd)
+		*rfd = -1;
+	if (wait_readable(fd, deadline))
+		return -ETIME;
+	uint32_t hdr[3];
 	struct iovec iov = {hdr, sizeof(hdr)};
 	char ctrl[CMSG_SPACE(sizeof(int))];
 	struct msghdr mh = {0};
@@ -305,27 +349,154 @@ static int transact(int fd, uint32_t type, const void *payload, uint32_t len, ui
 	do
 		k = recvmsg(fd, &mh, MSG_WAITALL | MSG_CMSG_CLOEXEC);
 	while (k < 0 && errno == EINTR);
-	if (k != (ssize_t)sizeof(hdr) || hdr[0] != W_MAGIC)
-		return -1;
-	if (rfd) {
-		*rfd = -1;
+	int passed = -1;
+	if (k > 0)
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-				memcpy(rfd, CMSG_DATA(c), sizeof(int));
-	}
+				memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	if (k != (ssize_t)sizeof(hdr) || hdr[0] != W_MAGIC)
+		goto bad;
 	*out = malloc(hdr[2] ? hdr[2] : 1);
 	if (!*out || recv_all(fd, *out, hdr[2])) {
 		free(*out);
-		return -1;
+		*out = NULL;
+		goto bad;
 	}
 	*out_len = hdr[2];
+	if (rfd)
+		*rfd = passed;
+	else if (passed >= 0)
+		real_close(passed);
 	return (int)hdr[1];
+bad:
+	if (passed >= 0)
+		real_close(passed);
+	return -EIO;
+}
+
+/* Read and drop the reply an earlier wait gave up on, waiting until
+ * `wait_end` (0: as long as it takes).  0, -ETIME (still owed) or -EIO. */
+static int drain_owed(int fd, conn_t *c, uint64_t wait_end)
+{
+	if (c->broken)
+		return -EIO;
+	if (!c->owed)
+		return 0;
+	uint8_t *late = NULL;
+	uint32_t n;
+	const int t = recv_msg(fd, wait_end, &late, &n, NULL);
+	free(late);
+	if (t == -ETIME)
+		return -ETIME;
+	if (t < 0) {
+		c->broken = 1;
+		return -EIO;
+	}
+	c->owed = 0;
+	__atomic_store_n(&c->late, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* One request and its reply on connection c (held locked by the caller).
+ * The reply payload is malloc'ed into *out; a passed fd lands in *rfd.
+ * `wait_end` (0: none) is when the caller's wait times out: a reply owed
+ * from an earlier wait is waited for until then, this request's reply until
+ * then plus the grace (none while the daemon is late).  Returns the reply
+ * type, -ETIME (the reply is then owed: later requests drop it first) or
+ * -EIO (the daemon is gone or out of step; the connection stays broken). */
+static int transact(int fd, conn_t *c, uint32_t type, const void *payload, uint32_t len, uint8_t **out,
+		    uint32_t *out_len, int *rfd, uint64_t wait_end)
+{
+	*out = NULL;
+	int rc = drain_owed(fd, c, wait_end);
+	if (rc)
+		return rc; /* nothing sent */
+	uint32_t hdr[3] = {W_MAGIC, type, len};
+	/* One message per request: the daemon wakes once for it.  Only one
+	 * request is ever in flight, so the socket buffer has room for it and
+	 * a send does not block even if the daemon is stopped. */
+	uint8_t small[512];
+	int sent;
+	if (len <= sizeof(small) - sizeof(hdr)) {
+		memcpy(small, hdr, sizeof(hdr));
+		memcpy(small + sizeof(hdr), payload, len);
+		sent = send_all(fd, small, sizeof(hdr) + len) == 0;
+	} else {
+		sent = send_all(fd, hdr, sizeof(hdr)) == 0 && send_all(fd, payload, len) == 0;
+	}
+	if (!sent) {
+		c->broken = 1; /* EPIPE, ECONNRESET: the daemon is gone */
+		return -EIO;
+	}
+	uint64_t deadline = 0;
+	if (wait_end)
+		deadline = wait_end + (__atomic_load_n(&c->late, __ATOMIC_RELAXED) ? 0 : WAIT_GRACE_NS);
+	const int t = recv_msg(fd, deadline, out, out_len, rfd);
+	if (t == -ETIME) {
+		c->owed = 1;
+		__atomic_store_n(&c->late, 1, __ATOMIC_RELAXED);
+	} else if (t < 0) {
+		c->broken = 1;
+	} else {
+		__atomic_store_n(&c->late, 0, __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
+/* Lock c for a request; a wait (wait_end != 0) gives up at wait_end plus the
+ * grace: another thread's request may be stuck on a stopped daemon. */
+static int conn_lock(conn_t *c, uint64_t wait_end)
+{
+	if (!wait_end) {
+		pthread_mutex_lock(&c->lock);
+		return 0;
+	}
+	const uint64_t d = wait_end + (__atomic_load_n(&c->late, __ATOMIC_RELAXED) ? 0 : WAIT_GRACE_NS);
+	const struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
+	if (pthread_mutex_clocklock(&c->lock, CLOCK_MONOTONIC, &ts) == 0)
+		return 0;
+	__atomic_store_n(&c->late, 1, __ATOMIC_RELAXED);
+	return -ETIME;
+}
+
+/* Why the device cannot be opened, on stderr, once per process: without it
+ * a program only learns that Level Zero found no device. */
+static void explain(const char *fmt, ...)
+{
+	static int said;
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char line[600];
+	const int n = snprintf(line, sizeof(line), "zesim: no simulated GPU: %s\n", msg);
+	if (n > 0)
+		real_write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* The device path was opened but $ZESIM_SOCKET names no socket. */
+static void explain_no_socket(void)
+{
+	const char *path = getenv("ZESIM_SOCKET");
+	struct stat st;
+	if (!path || !*path)
+		explain("ZESIM_SOCKET is not set (./zesim run sets it and starts a daemon)");
+	else if (real_stat(path, &st) != 0)
+		explain("daemon socket %s: %s (is the daemon running?)", path, strerror(errno));
+	else
+		explain("daemon socket %s is not a socket", path);
 }
 
 static int open_device(int flags)
 {
 	const char *path = getenv("ZESIM_SOCKET");
 	if (!path || !*path || strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		if (path && *path)
+			explain("daemon socket path %s is too long (max %zu bytes)", path,
+				sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 		errno = ENOENT; /* no simulator: no device */
 		return -1;
 	}
@@ -350,16 +521,12 @@ static int open_device(int flags)
 			open_len = 8;
 		}
 	}
-	uint8_t *reply = NULL;
-	uint32_t rlen;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    transact(fd, W_OPEN, open_arg, open_len, &reply, &rlen, NULL) != W_OPEN) {
-		free(reply);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		explain("cannot connect to the daemon socket %s: %s", path, strerror(errno));
 		real_close(fd);
 		errno = ENODEV;
 		return -1;
 	}
-	free(reply);
 	conn_t *c = calloc(1, sizeof(*c));
 	if (!c || fd >= MAX_FDS) {
 		free(c);
@@ -368,6 +535,23 @@ static int open_device(int flags)
 		return -1;
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	uint8_t *reply = NULL;
+	uint32_t rlen = 0;
+	const int t = transact(fd, c, W_OPEN, open_arg, open_len, &reply, &rlen, NULL, 0);
+	if (t != W_OPEN) {
+		if (t == W_ERROR)
+			explain("the daemon at %s refused the connection: %.*s", path, (int)(rlen < 400 ? rlen : 400),
+				(const char *)reply);
+		else
+			explain("the daemon at %s closed the connection", path);
+		free(reply);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		real_close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	free(reply);
 	track(fd, c);
 	return fd;
 }
@@ -508,16 +692,42 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	for (unsigned i = 0; i < nb; i++)
 		if (b[i].out)
 			put32(&p, b[i].len);
+	/* A fence wait ends at its timeout even if the daemon does not answer
+	 * (stopped, or busy for long): docs/preload.md §5. */
+	uint64_t wait_end = 0;
+	struct drm_zesim_wait_user_fence *w = NULL;
+	int64_t timeout = 0;
+	if (cmd == DRM_IOCTL_ZESIM_WAIT_USER_FENCE) {
+		w = (struct drm_zesim_wait_user_fence *)(req + 8);
+		memcpy(&timeout, &w->timeout, sizeof(timeout));
+		if (timeout >= 0 && timeout <= FOREVER_NS)
+			wait_end = now_ns() + (uint64_t)timeout;
+	}
 	uint8_t *rep = NULL;
 	uint32_t rlen = 0;
-	pthread_mutex_lock(&c->lock);
-	int t = transact(fd, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, NULL);
-	pthread_mutex_unlock(&c->lock);
+	int t = conn_lock(c, wait_end);
+	if (t == 0 && wait_end) {
+		/* The daemon counts the timeout from when it reads the request,
+		 * which may be later than the call: send what is left. */
+		if (!(t = drain_owed(fd, c, wait_end))) {
+			const uint64_t now = now_ns();
+			const int64_t left = now >= wait_end ? 0 : (int64_t)(wait_end - now);
+			memcpy(&w->timeout, &left, sizeof(left));
+		} else {
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	if (t == 0) {
+		t = transact(fd, c, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, NULL, wait_end);
+		pthread_mutex_unlock(&c->lock);
+	}
 	free(req);
 	if (t != W_IOCTL || rlen < 8) {
 		free(rep);
-		return t == W_ERROR ? -EINVAL : -EIO; /* the daemon went away */
+		return t == -ETIME ? -ETIME : t == W_ERROR ? -EINVAL : -EIO; /* -EIO: the daemon went away */
 	}
+	if (w && size >= sizeof(*w) && rlen >= 8 + sizeof(*w))
+		memcpy(rep + 8 + offsetof(struct drm_zesim_wait_user_fence, timeout), &timeout, sizeof(timeout));
 	int32_t ret;
 	uint32_t asz;
 	memcpy(&ret, rep, 4);
@@ -563,6 +773,8 @@ static int open_common(const char *path, int flags, mode_t mode, int dirfd, int 
 	init();
 	if (is_device(path))
 		return open_device(flags);
+	if (is_device_path(path))
+		explain_no_socket();
 	const char *content = sysfs_content(path);
 	if (content)
 		return sysfs_open(content);
@@ -669,8 +881,8 @@ static void *device_mmap(void *addr, size_t len, int prot, int flags, int fd, of
 	uint8_t *rep = NULL;
 	uint32_t rlen;
 	int memfd = -1;
-	pthread_mutex_lock(&c->lock);
-	int t = transact(fd, W_MMAP, req, sizeof(req), &rep, &rlen, &memfd);
+	conn_lock(c, 0);
+	int t = transact(fd, c, W_MMAP, req, sizeof(req), &rep, &rlen, &memfd, 0);
 	pthread_mutex_unlock(&c->lock);
 	int32_t ret = -EIO;
 	if (t == W_MMAP && rlen == 4)

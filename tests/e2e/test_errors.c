@@ -1,6 +1,7 @@
 /* Error codes: bad handles (NULL, destroyed, of the wrong type), NULL
  * pointers, bad enumerations and sizes, malformed modules with their build
- * logs, misuse of lists, queues, events and fences.  Runs without the
+ * logs, misuse of lists, queues, events and fences, descriptors and
+ * properties of the wrong stype or with a bad pNext chain.  Runs without the
  * validation layer, so every code comes from the driver.  At the end the
  * driver must still run a kernel correctly.  argv[1]: vadd.elf */
 #include "e2e.h"
@@ -29,6 +30,140 @@ static ze_result_t build(e2e_t *e, ze_module_format_t fmt, const void *bin, size
 }
 
 #define EXPECT_LOG(text, what) EXPECT(strstr(text, what) != NULL, "build log \"%s\" does not say \"%s\"", text, what)
+
+/* stype and pNext (driver/README.md "Descriptors"): a descriptor or properties
+ * structure of the wrong type is an invalid argument; an extension the driver
+ * does not know is ignored, a chain element that is no structure type is not. */
+#define BAD_STYPE ((ze_structure_type_t)0x7fff0000)
+#define UNKNOWN_EXT ((ze_structure_type_t)0x000fff00) /* below the validation layer's 0x00100000 */
+
+static void stype_checks(e2e_t *e, const char *module_path)
+{
+	const ze_base_desc_t unknown = {.stype = UNKNOWN_EXT}, bad = {.stype = BAD_STYPE};
+	void *p;
+
+	ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+	ze_context_handle_t ctx;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeContextCreate(e->drv, &cd, &ctx));
+	cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+	cd.pNext = &bad;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeContextCreate(e->drv, &cd, &ctx));
+	cd.pNext = &unknown;
+	CHECK(zeContextCreate(e->drv, &cd, &ctx));
+	CHECK(zeContextDestroy(ctx));
+	/* A cyclic chain ends too. */
+	ze_base_desc_t loop = {.stype = UNKNOWN_EXT};
+	loop.pNext = &loop;
+	cd.pNext = &loop;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeContextCreate(e->drv, &cd, &ctx));
+
+	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+	ze_command_queue_handle_t q;
+	ze_command_list_handle_t l;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListCreateImmediate(e->ctx, e->dev, &qd, &l));
+	qd.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+	qd.pNext = &bad;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
+	qd.pNext = &unknown;
+	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
+	ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC};
+	ze_fence_handle_t f;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeFenceCreate(q, &fd, &f));
+	fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
+	CHECK(zeFenceCreate(q, &fd, &f));
+	CHECK(zeFenceDestroy(f));
+	CHECK(zeCommandQueueDestroy(q));
+	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListCreate(e->ctx, e->dev, &ld, &l));
+
+	ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .count = 1};
+	ze_event_pool_handle_t pool;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventPoolCreate(e->ctx, &pd, 0, NULL, &pool));
+	pd.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+	CHECK(zeEventPoolCreate(e->ctx, &pd, 0, NULL, &pool));
+	ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC};
+	ze_event_handle_t ev;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventCreate(pool, &ed, &ev));
+	CHECK(zeEventPoolDestroy(pool));
+
+	ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+	ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemAllocDevice(e->ctx, &dd, 64, 0, e->dev, &p));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemAllocHost(e->ctx, &hd, 64, 0, &p));
+	dd.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemAllocShared(e->ctx, &dd, &hd, 64, 0, e->dev, &p));
+	hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+	dd.pNext = &unknown;
+	CHECK(zeMemAllocShared(e->ctx, &dd, &hd, 64, 0, e->dev, &p));
+	ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
+	ze_device_handle_t dev;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemGetAllocProperties(e->ctx, p, &mp, &dev));
+	ze_memory_free_ext_desc_t fe = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFreeExt(e->ctx, &fe, p));
+	CHECK(zeMemFree(e->ctx, p));
+
+	size_t size;
+	uint8_t *bin = read_file(module_path, &size);
+	ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .format = ZE_MODULE_FORMAT_NATIVE,
+			       .inputSize = size, .pInputModule = bin, .pBuildFlags = ""};
+	ze_module_handle_t m;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeModuleCreate(e->ctx, e->dev, &md, &m, NULL));
+	md.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+	CHECK(zeModuleCreate(e->ctx, e->dev, &md, &m, NULL));
+	free(bin);
+	ze_module_properties_t modp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeModuleGetProperties(m, &modp));
+	ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .pKernelName = "vadd"};
+	ze_kernel_handle_t k;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeKernelCreate(m, &kd, &k));
+	kd.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
+	CHECK(zeKernelCreate(m, &kd, &k));
+	ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_MODULE_PROPERTIES};
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeKernelGetProperties(k, &kp));
+	kp.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+	kp.pNext = (void *)&bad;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeKernelGetProperties(k, &kp));
+	kp.pNext = (void *)&unknown;
+	CHECK(zeKernelGetProperties(k, &kp));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+
+	/* Properties: zero-initialised structures (stype 0 is no type). */
+	ze_driver_properties_t drp = {0};
+	ze_driver_ipc_properties_t ipc = {0};
+	ze_device_properties_t dp = {0};
+	ze_device_compute_properties_t cp = {0};
+	ze_device_module_properties_t dmp = {0};
+	ze_command_queue_group_properties_t gp = {0};
+	ze_device_memory_properties_t memp = {0};
+	ze_device_memory_access_properties_t ap = {0};
+	ze_device_image_properties_t ip = {0};
+	ze_device_external_memory_properties_t xp = {0};
+	ze_device_p2p_properties_t p2p = {0};
+	ze_pci_ext_properties_t pci = {0};
+	uint32_t one = 1;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDriverGetProperties(e->drv, &drp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDriverGetIpcProperties(e->drv, &ipc));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetProperties(e->dev, &dp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetComputeProperties(e->dev, &cp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetModuleProperties(e->dev, &dmp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetCommandQueueGroupProperties(e->dev, &one, &gp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetMemoryProperties(e->dev, &one, &memp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetMemoryAccessProperties(e->dev, &ap));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetImageProperties(e->dev, &ip));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetExternalMemoryProperties(e->dev, &xp));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDeviceGetP2PProperties(e->dev, e->dev, &p2p));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeDevicePciGetPropertiesExt(e->dev, &pci));
+	/* Both device-properties types are accepted; an unknown extension is left alone. */
+	ze_base_properties_t ext = {.stype = UNKNOWN_EXT};
+	dp.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2;
+	dp.pNext = &ext;
+	CHECK(zeDeviceGetProperties(e->dev, &dp));
+	EXPECT(ext.stype == UNKNOWN_EXT && ext.pNext == NULL, "an unknown extension was written");
+	dp.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+	CHECK(zeDeviceGetProperties(e->dev, &dp));
+}
 
 int main(int argc, char **argv)
 {
@@ -267,6 +402,8 @@ int main(int argc, char **argv)
 	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, zeImageCreate(e.ctx, e.dev, &id, &img));
 
 	/* ---- after all that, the driver still computes ---- */
+	stype_checks(&e, argv[1]);
+
 	const uint32_t n = 256;
 	float *a = e2e_alloc_shared(&e, n * 4), *c = e2e_alloc_shared(&e, n * 4);
 	for (uint32_t i = 0; i < n; i++)
