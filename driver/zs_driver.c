@@ -153,7 +153,8 @@ ze_result_t zs_device_result(zs_device_t *dev, int err)
 	case -ETIME:
 		return ZE_RESULT_NOT_READY;
 	case -ENOMEM:
-	case -ENOSPC:
+	case -ENOSPC: /* over the file's device-memory limit (docs/kmd.md §3) */
+	case -EMFILE: /* over the file's or the daemon's object limit */
 		return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
 	case -ECANCELED: /* exec on a queue the KMD banned after an engine error */
 	case -EIO:	 /* a waited-for job failed, or the daemon went away */

@@ -95,6 +95,20 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 kmd.ledger_keep = val.get<uint64_t>();
             else if (key == "ledger_keep_kb")
                 kmd.ledger_keep_kb = val.get<uint64_t>();
+            else if (key == "max_objects_per_file")
+                kmd.max_objects_per_file = val.get<uint32_t>();
+            else if (key == "max_memory_mb_per_file")
+                kmd.max_memory_mb_per_file = val.get<int64_t>();
+            else if (key == "max_vms_per_file")
+                kmd.max_vms_per_file = val.get<uint32_t>();
+            else if (key == "max_queues_per_file")
+                kmd.max_queues_per_file = val.get<uint32_t>();
+            else if (key == "max_output_mb")
+                kmd.max_output_mb = val.get<uint64_t>();
+            else if (key == "max_clients")
+                kmd.max_clients = val.get<uint32_t>();
+            else if (key == "fd_reserve")
+                kmd.fd_reserve = val.get<uint32_t>();
             else
                 throw std::runtime_error("unknown key '" + key + "'");
         }
@@ -103,6 +117,8 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
     } catch (const std::runtime_error &e) {
         throw std::runtime_error(path + ": " + e.what());
     }
+    if (kmd.max_memory_mb_per_file < -1 || kmd.fd_reserve < 32)
+        throw std::runtime_error(path + ": max_memory_mb_per_file must be >= -1 and fd_reserve >= 32");
     if (cfg.core_mhz == 0 || cfg.timestamp_khz == 0 || cfg.mem.dram_bytes_per_cycle == 0 || cfg.phys_bytes < (16ull << 20))
         throw std::runtime_error(path + ": clocks and bandwidth must be > 0 and phys_mb >= 16");
 }

@@ -16,6 +16,14 @@ struct KmdConfig {
     // The ledger's retention for test-channel readers (docs/oa.md §3.5).
     uint64_t ledger_keep = Ledger::kDefaultKeepWindows;           // windows
     uint64_t ledger_keep_kb = Ledger::kDefaultKeepBytes >> 10;    // KiB of JSON text
+    // Per-client limits (docs/config.md, docs/daemon.md §5); as ServerOptions.
+    uint32_t max_objects_per_file = 4096;
+    int64_t max_memory_mb_per_file = -1;  // -1: half the device's memory; 0: no limit
+    uint32_t max_vms_per_file = 256;
+    uint32_t max_queues_per_file = 1024;
+    uint64_t max_output_mb = 16;  // unread replies before a client is dropped; 0 = no limit
+    uint32_t max_clients = 0;     // 0: half of the fds left after the reserve
+    uint32_t fd_reserve = 256;
 };
 
 // Throws std::runtime_error with a clear message on an unknown preset.

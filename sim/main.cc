@@ -2,12 +2,16 @@
 // (docs/daemon.md) or runs one standalone stimulus file (docs/stimulus.md).
 #include <systemc>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config.h"
 #include "device.h"
@@ -37,7 +41,17 @@ void usage(std::FILE *f)
                  "  --ledger-keep N     ledger windows kept for the test channel's LEDGER reads\n"
                  "                      (default 4096; config key ledger_keep)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
-                 "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n");
+                 "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n"
+                 "Per-client limits of the daemon (docs/daemon.md section 5; override --config; 0 = none):\n"
+                 "  --max-output MB               unread replies before a client is dropped (default 16)\n"
+                 "  --max-objects-per-file N      GEM objects per DRM file (default 4096, at most half\n"
+                 "                                of the daemon's GEM fd budget)\n"
+                 "  --max-memory-per-file MB      GEM objects + page tables per DRM file (default: half\n"
+                 "                                the device's memory)\n"
+                 "  --max-vms-per-file N          (default 256)\n"
+                 "  --max-queues-per-file N       exec queues (default 1024)\n"
+                 "  --max-clients N               connections (default: half the fds after the reserve)\n"
+                 "  --fd-reserve N                fds kept for the daemon itself (default 256, >= 32)\n");
 }
 
 }  // namespace
@@ -51,6 +65,8 @@ int sc_main(int argc, char **argv)
     if (const char *env = std::getenv("ZESIM_SOCKET"))
         socket = env;
     StimulusOptions opt;
+    // Limits given on the command line, applied over --config's.
+    std::vector<std::pair<std::string, uint64_t>> limits;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -88,6 +104,19 @@ int sc_main(int argc, char **argv)
             capture = true;
         else if (a == "--max-cycles")
             opt.max_cycles = std::strtoull(value().c_str(), nullptr, 0);
+        else if (a == "--max-output" || a == "--max-objects-per-file" || a == "--max-memory-per-file" ||
+                 a == "--max-vms-per-file" || a == "--max-queues-per-file" || a == "--max-clients" ||
+                 a == "--fd-reserve") {
+            const std::string v = value();
+            char *end = nullptr;
+            errno = 0;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end || errno || v[0] == '-' || n > UINT32_MAX) {
+                std::fprintf(stderr, "zesim-gpu: %s takes a number (0 to 2^32-1), not '%s'\n", a.c_str(), v.c_str());
+                return 2;
+            }
+            limits.emplace_back(a, n);
+        }
         else if (a == "-h" || a == "--help") {
             usage(stdout);
             return 0;
@@ -110,6 +139,24 @@ int sc_main(int argc, char **argv)
             parse_topology(topology, cfg.topo);
         if (ledger_keep >= 0)
             kmd.ledger_keep = uint64_t(ledger_keep);
+        for (const auto &[flag, n] : limits) {
+            if (flag == "--max-output")
+                kmd.max_output_mb = n;
+            else if (flag == "--max-objects-per-file")
+                kmd.max_objects_per_file = uint32_t(n);
+            else if (flag == "--max-memory-per-file")
+                kmd.max_memory_mb_per_file = int64_t(n);
+            else if (flag == "--max-vms-per-file")
+                kmd.max_vms_per_file = uint32_t(n);
+            else if (flag == "--max-queues-per-file")
+                kmd.max_queues_per_file = uint32_t(n);
+            else if (flag == "--max-clients")
+                kmd.max_clients = uint32_t(n);
+            else if (flag == "--fd-reserve" && n < 32)
+                throw std::runtime_error("--fd-reserve must be >= 32");
+            else
+                kmd.fd_reserve = uint32_t(n);
+        }
         Device dev(cfg);
         dev.gt().set_capture(capture);
         // The ledger keeps only what a consumer can take (docs/oa.md §3.5):
@@ -129,6 +176,13 @@ int sc_main(int argc, char **argv)
             so.job_timeout_ms = kmd.job_timeout_ms;
             so.fault_continue = kmd.fault_continue;
             so.timeslice_cycles = kmd.timeslice_cycles;
+            so.max_output_bytes = kmd.max_output_mb << 20;
+            so.max_objects_per_file = kmd.max_objects_per_file;
+            so.max_memory_per_file = kmd.max_memory_mb_per_file < 0 ? -1 : kmd.max_memory_mb_per_file << 20;
+            so.max_vms_per_file = kmd.max_vms_per_file;
+            so.max_queues_per_file = kmd.max_queues_per_file;
+            so.max_clients = kmd.max_clients;
+            so.fd_reserve = kmd.fd_reserve;
             serve(dev, top, so);
             led.close_file();
             return 0;

@@ -2,8 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -15,8 +15,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -35,12 +38,27 @@ void on_signal(int) { g_stop = 1; }
 
 struct Client {
     int fd = -1;
-    std::vector<uint8_t> in;
+    std::vector<uint8_t> in;  // received, not yet handled: bytes [in_off, end)
+    size_t in_off = 0;
+    // Replies not yet sent: bytes [out_off, end).  out_pos is the position of
+    // out[out_off] in the connection's byte stream; out_fds holds a dup of
+    // every fd still to be sent, with the stream position of its message's
+    // first byte, which is the byte the fd must travel with.
+    std::vector<uint8_t> out;
+    size_t out_off = 0;
+    uint64_t out_pos = 0;
+    std::deque<std::pair<uint64_t, int>> out_fds;
+    bool want_out = false;   // EPOLLOUT is armed
+    bool eof = false;        // the peer closed; drop once its requests are handled
+    bool runnable = false;   // on the run list: a complete request may be waiting
+    bool in_waiters = false; // on the fence-wait list
     bool waiting_idle = false;
+    int pid = 0;                        // as given at kOpen (log lines)
     zk_file_t *file = nullptr;          // after kOpen
     std::vector<uint8_t> pending_wait;  // a WAIT_USER_FENCE argument still waiting
     std::chrono::steady_clock::time_point deadline;
     bool forever = false;
+    size_t unsent() const { return out.size() - out_off; }
 };
 
 void put32(std::vector<uint8_t> &b, uint32_t v)
@@ -57,44 +75,44 @@ void put64(std::vector<uint8_t> &b, uint64_t v)
 
 uint32_t get32(const uint8_t *p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
-// Send one message, optionally with a file descriptor.  A client that cannot
-// take it (gone, or not reading) loses its connection, never the daemon.
-bool send_msg(int fd, uint32_t type, const std::vector<uint8_t> &payload, int pass_fd = -1)
+// One non-blocking sendmsg of `len` bytes, with `pass_fd` (if >= 0) attached
+// to the first byte; returns bytes sent, or -1 with errno (EAGAIN: full).
+ssize_t send_some(int fd, const uint8_t *p, size_t len, int pass_fd)
 {
-    std::vector<uint8_t> m;
-    put32(m, kWireMagic);
-    put32(m, type);
-    put32(m, uint32_t(payload.size()));
-    m.insert(m.end(), payload.begin(), payload.end());
-    size_t off = 0;
-    while (off < m.size()) {
-        struct iovec iov = {m.data() + off, m.size() - off};
-        struct msghdr mh = {};
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        char ctrl[CMSG_SPACE(sizeof(int))] = {};
-        if (pass_fd >= 0 && off == 0) {
-            mh.msg_control = ctrl;
-            mh.msg_controllen = sizeof(ctrl);
-            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-            c->cmsg_level = SOL_SOCKET;
-            c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int));
-            std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-        }
-        const ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    struct iovec iov = {const_cast<uint8_t *>(p), len};
+    struct msghdr mh = {};
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    char ctrl[CMSG_SPACE(sizeof(int))] = {};
+    if (pass_fd >= 0) {
+        mh.msg_control = ctrl;
+        mh.msg_controllen = sizeof(ctrl);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+    }
+    for (;;) {
+        const ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return false;
-        off += size_t(n);
+        return n;
     }
-    return true;
 }
 
-bool send_text(int fd, uint32_t type, const std::string &s)
+// A message whose header is complete: its total size, or 0 when more bytes
+// are needed.  Bad headers count as complete (they are answered and dropped).
+size_t message_size(const Client &c)
 {
-    return send_msg(fd, type, std::vector<uint8_t>(s.begin(), s.end()));
+    const size_t avail = c.in.size() - c.in_off;
+    if (avail < 12)
+        return 0;
+    const uint8_t *h = c.in.data() + c.in_off;
+    const uint32_t magic = get32(h), len = get32(h + 8);
+    if (magic != kWireMagic || len > kMaxPayload)
+        return 12;
+    return avail >= 12 + size_t(len) ? 12 + size_t(len) : 0;
 }
 
 int listen_on(const std::string &path)
@@ -175,10 +193,19 @@ private:
 
 constexpr uint32_t kMaxIoctlArg = 4096;
 constexpr uint32_t kMaxBlob = 256u << 10;
+// Fairness: requests handled per client per loop iteration, so a client that
+// streams requests delays another client's request by at most this many.
+constexpr int kRequestsPerTurn = 4;
+constexpr size_t kReadChunk = 65536;
+// Fds waiting in output buffers (a client not reading its MMAP replies): per
+// client and in all; over either, the client is dropped.  Part of the reserve.
+constexpr size_t kMaxQueuedFds = 16;
+constexpr size_t kMaxQueuedFdsTotal = 64;
 
 class Server {
 public:
-    Server(Device &dev, GtTop &top, const ServerOptions &opt) : dev_(dev), top_(top), opt_(opt)
+    Server(Device &dev, GtTop &top, const ServerOptions &opt, uint64_t nofile)
+        : dev_(dev), top_(top), opt_(opt), hello_(describe(dev.gt().config()))
     {
         kmd_ = zk_create(&dev_);
         if (!kmd_)
@@ -186,8 +213,144 @@ public:
         zk_set_job_timeout(kmd_, opt_.job_timeout_ms);
         zk_set_fault_mode(kmd_, opt_.fault_continue ? ZK_FAULT_CONTINUE : ZK_FAULT_FAIL);
         zk_set_timeslice(kmd_, opt_.timeslice_cycles);
+        // The fd budget (docs/daemon.md §5): the reserve for the daemon itself
+        // (and fds queued in output buffers), then connections, then memfds of
+        // GEM objects; so neither clients nor objects can starve accept().
+        const uint64_t spare = nofile > opt_.fd_reserve ? nofile - opt_.fd_reserve : 0;
+        max_clients_ = opt_.max_clients ? std::min<uint64_t>(opt_.max_clients, spare) : spare / 2;
+        zk_limits_t l;
+        zk_get_limits(kmd_, &l);
+        l.bos_total = uint32_t(std::min<uint64_t>(spare - max_clients_, UINT32_MAX));
+        if (!l.bos_total)
+            throw std::runtime_error("no file descriptors left for GEM objects: RLIMIT_NOFILE " +
+                                     std::to_string(nofile) + ", fd reserve " + std::to_string(opt_.fd_reserve) +
+                                     ", max clients " + std::to_string(max_clients_));
+        // One file may use at most half of the GEM fd budget (but at least one).
+        l.bos_per_file = std::max<uint32_t>(1, std::min<uint32_t>(opt_.max_objects_per_file ? opt_.max_objects_per_file
+                                                                                            : UINT32_MAX,
+                                                                  l.bos_total / 2));
+        if (opt_.max_memory_per_file >= 0)
+            l.bytes_per_file = uint64_t(opt_.max_memory_per_file);
+        l.vms_per_file = opt_.max_vms_per_file;
+        l.queues_per_file = opt_.max_queues_per_file;
+        zk_set_limits(kmd_, &l);
+        limits_ = l;
     }
     ~Server() { zk_destroy(kmd_); }
+
+    const zk_limits_t &limits() const { return limits_; }
+    uint64_t max_clients() const { return max_clients_; }
+
+    // Queue one reply, optionally with a file descriptor.  It is sent at once
+    // if the client's buffer is empty and its socket takes it; the rest waits
+    // for EPOLLOUT.  Never blocks.  False when the client must be dropped: it
+    // is gone, or it is over the limit of unread replies.  One reply alone may
+    // exceed the limit (a large LEDGER): the limit catches a client that
+    // keeps asking without reading.
+    bool send_msg(Client &c, uint32_t type, const std::vector<uint8_t> &payload, int pass_fd = -1)
+    {
+        if (c.fd < 0)
+            return false;
+        std::vector<uint8_t> m;
+        m.reserve(12 + payload.size());
+        put32(m, kWireMagic);
+        put32(m, type);
+        put32(m, uint32_t(payload.size()));
+        m.insert(m.end(), payload.begin(), payload.end());
+        size_t off = 0;
+        const size_t before = c.unsent();
+        if (!before) {
+            const ssize_t n = send_some(c.fd, m.data(), m.size(), pass_fd);
+            if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+                return false;
+            if (n > 0) {
+                off = size_t(n);
+                c.out_pos += uint64_t(n);
+                pass_fd = -1;  // it went with the first byte
+            }
+            if (off == m.size())
+                return true;
+        }
+        if (pass_fd >= 0) {
+            if (c.out_fds.size() >= kMaxQueuedFds || queued_fds_ >= kMaxQueuedFdsTotal) {
+                std::fprintf(stderr, "zesim-gpu: client (pid %d) dropped: %zu file descriptors in replies it does not read\n",
+                             c.pid, c.out_fds.size());
+                return false;
+            }
+            const int d = fcntl(pass_fd, F_DUPFD_CLOEXEC, 0);
+            if (d < 0)
+                return false;
+            c.out_fds.emplace_back(c.out_pos + c.unsent(), d);
+            queued_fds_++;
+        }
+        c.out.insert(c.out.end(), m.begin() + long(off), m.end());
+        if (opt_.max_output_bytes && before && c.unsent() > opt_.max_output_bytes) {
+            std::fprintf(stderr,
+                         "zesim-gpu: client (pid %d) dropped: %zu bytes of replies unread (limit %llu, --max-output)\n",
+                         c.pid, c.unsent(), (unsigned long long)opt_.max_output_bytes);
+            return false;
+        }
+        return watch(c, true);
+    }
+
+    bool send_text(Client &c, uint32_t type, const std::string &s)
+    {
+        return send_msg(c, type, std::vector<uint8_t>(s.begin(), s.end()));
+    }
+
+    // Send what the socket takes; false when the client must be dropped.
+    bool flush(Client &c)
+    {
+        while (c.unsent()) {
+            size_t len = c.unsent();
+            int fd = -1;
+            size_t next = 0;  // index in out_fds of the next fd not sent with this chunk
+            if (!c.out_fds.empty() && c.out_fds.front().first == c.out_pos) {
+                fd = c.out_fds.front().second;
+                next = 1;
+            }
+            // A chunk ends before the next message that carries an fd.
+            if (next < c.out_fds.size())
+                len = std::min<uint64_t>(len, c.out_fds[next].first - c.out_pos);
+            const ssize_t n = send_some(c.fd, c.out.data() + c.out_off, len, fd);
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                    break;
+                return false;
+            }
+            if (fd >= 0) {
+                close(fd);
+                c.out_fds.pop_front();
+                queued_fds_--;
+            }
+            c.out_off += size_t(n);
+            c.out_pos += uint64_t(n);
+        }
+        if (!c.unsent()) {
+            c.out_off = 0;
+            c.out.clear();
+            if (c.out.capacity() > (1u << 20))
+                std::vector<uint8_t>().swap(c.out);  // give a burst's memory back
+        } else if (c.out_off > (1u << 20) && c.out_off * 2 > c.out.size()) {
+            c.out.erase(c.out.begin(), c.out.begin() + long(c.out_off));
+            c.out_off = 0;
+        }
+        return watch(c, c.unsent() != 0);
+    }
+
+    // Arm or disarm EPOLLOUT for a client (EPOLLIN stays until end of file).
+    bool watch(Client &c, bool out)
+    {
+        if (out == c.want_out || c.eof)
+            return true;
+        epoll_event ev = {};
+        ev.events = uint32_t(EPOLLIN) | (out ? uint32_t(EPOLLOUT) : 0u);
+        ev.data.ptr = &c;
+        if (epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev) != 0)
+            return false;
+        c.want_out = out;
+        return true;
+    }
 
     bool ioctl_reply(Client &c, int ret, const std::vector<uint8_t> &arg, const std::vector<std::vector<uint8_t>> &outs)
     {
@@ -200,7 +363,7 @@ public:
             put32(b, uint32_t(o.size()));
             b.insert(b.end(), o.begin(), o.end());
         }
-        return send_msg(c.fd, kIoctl, b);
+        return send_msg(c, kIoctl, b);
     }
 
     // kIoctl: unmarshal, run the KMD, marshal the reply (docs/uapi.md).
@@ -211,12 +374,12 @@ public:
         const uint8_t *arg;
         if (!r.u32(cmd) || !r.u32(arg_size) || arg_size > kMaxIoctlArg || !(arg = r.bytes(arg_size)) || !r.u32(nin) ||
             !r.u32(nout) || nin > ZK_MAX_BLOBS || nout > ZK_MAX_BLOBS)
-            return send_text(c.fd, kError, "malformed ioctl request");
+            return send_text(c, kError, "malformed ioctl request");
         zk_blob_t in[ZK_MAX_BLOBS];
         for (uint32_t i = 0; i < nin; i++) {
             uint32_t n;
             if (!r.u32(n) || n > kMaxBlob || !(in[i].data = r.bytes(n)))
-                return send_text(c.fd, kError, "malformed ioctl request");
+                return send_text(c, kError, "malformed ioctl request");
             in[i].len = n;
         }
         std::vector<std::vector<uint8_t>> outs(nout);
@@ -224,12 +387,12 @@ public:
         for (uint32_t i = 0; i < nout; i++) {
             uint32_t n;
             if (!r.u32(n) || n > kMaxBlob)
-                return send_text(c.fd, kError, "malformed ioctl request");
+                return send_text(c, kError, "malformed ioctl request");
             outs[i].assign(n, 0);
             out[i] = {outs[i].data(), n};
         }
         if (!r.done())
-            return send_text(c.fd, kError, "malformed ioctl request");
+            return send_text(c, kError, "malformed ioctl request");
         std::vector<uint8_t> a(arg, arg + arg_size);
         const int ret = zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
         for (uint32_t i = 0; i < nout; i++)
@@ -241,6 +404,10 @@ public:
             // Timeouts beyond a year are forever (and cannot overflow the clock).
             c.forever = w->timeout < 0 || w->timeout > 365ll * 24 * 3600 * 1000000000ll;
             c.deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(c.forever ? 0 : w->timeout);
+            if (!c.in_waiters) {
+                c.in_waiters = true;
+                waiters_.push_back(&c);
+            }
             return true;
         }
         return ioctl_reply(c, ret, a, outs);
@@ -265,7 +432,7 @@ public:
     // Returns false when the client must be dropped.
     bool handle(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
     {
-        auto error = [&](const std::string &why) { return send_text(c.fd, kError, why); };
+        auto error = [&](const std::string &why) { return send_text(c, kError, why); };
         const bool test_only = (type >= kMmioRead && type <= kKmdStats) || type == kShutdown;
         const bool kmd_call = type == kIoctl || type == kMmap;
         if (kmd_call && !c.file)
@@ -278,26 +445,29 @@ public:
         case kHello: {
             std::vector<uint8_t> b;
             put32(b, kWireVersion);
-            const std::string d = describe(dev_.gt().config());
-            b.insert(b.end(), d.begin(), d.end());
-            return send_msg(c.fd, kHello, b);
+            b.insert(b.end(), hello_.begin(), hello_.end());
+            return send_msg(c, kHello, b);
         }
         case kShutdown:
             stop_ = true;
-            return send_msg(c.fd, kShutdown, {});
+            return send_msg(c, kShutdown, {});
         case kWaitIdle:
-            c.waiting_idle = true;
+            if (!c.waiting_idle) {
+                c.waiting_idle = true;
+                idle_waiters_.push_back(&c);
+            }
             return true;
         case kOpen:
             if ((len != 4 && len != 8) || c.file)
                 return error(c.file ? "this connection already has a DRM file"
                                     : "OPEN takes a 4-byte pid and optionally a 4-byte job timeout in ms");
-            c.file = zk_open(kmd_, int(get32(p)));
+            c.pid = int(get32(p));
+            c.file = zk_open(kmd_, c.pid);
             if (!c.file)
                 return error("out of memory");
             if (len == 8)
                 zk_set_file_job_timeout(c.file, get32(p + 4));
-            return send_msg(c.fd, kOpen, {});
+            return send_msg(c, kOpen, {});
         case kIoctl:
             return do_ioctl(c, p, len);
         case kMmap: {
@@ -309,7 +479,7 @@ public:
             const int ret = zk_mmap_lookup(c.file, off, n, &memfd);
             std::vector<uint8_t> b;
             put32(b, uint32_t(ret));
-            return send_msg(c.fd, kMmap, b, ret == 0 ? memfd : -1);
+            return send_msg(c, kMmap, b, ret == 0 ? memfd : -1);
         }
         case kKmdStats: {
             zk_stats_t st;
@@ -327,24 +497,24 @@ public:
                      (unsigned long long)st.jobs_timed_out, (unsigned long long)st.timeslices,
                      (unsigned long long)st.jobs_faulted,
                      (unsigned long long)st.eu_faults);
-            return send_text(c.fd, kKmdStats, buf);
+            return send_text(c, kKmdStats, buf);
         }
         case kMmioRead: {
             if (len != 4)
                 return error("MMIO_READ takes a 4-byte offset");
             std::vector<uint8_t> b;
             put32(b, zs_hw_mmio_read(&dev_, get32(p)));
-            return send_msg(c.fd, kMmioRead, b);
+            return send_msg(c, kMmioRead, b);
         }
         case kMmioWrite:
             if (len != 8)
                 return error("MMIO_WRITE takes offset and value (8 bytes)");
             zs_hw_mmio_write(&dev_, get32(p), get32(p + 4));
-            return send_msg(c.fd, kMmioWrite, {});
+            return send_msg(c, kMmioWrite, {});
         case kGetPhys: {
             std::vector<uint8_t> b;
             put64(b, dev_.mem().size());
-            return send_msg(c.fd, kGetPhys, b, zs_hw_phys_fd(&dev_));
+            return send_msg(c, kGetPhys, b, zs_hw_phys_fd(&dev_));
         }
         case kLedger: {
             // Drain the retained windows; "subscribe" / "unsubscribe" first
@@ -367,7 +537,7 @@ public:
             Ledger::Batch b = led.drain();
             if (b.dropped)
                 b.lines.insert(0, "{\"dropped\":" + std::to_string(b.dropped) + "}\n");
-            return send_text(c.fd, kLedger, b.lines);
+            return send_text(c, kLedger, b.lines);
         }
         case kStimulus: {
             const std::string path(reinterpret_cast<const char *>(p), len);
@@ -385,7 +555,7 @@ public:
                 return error(e.what());
             }
             zk_reclaim_engine(kmd_);
-            return send_text(c.fd, kStimulus, result);
+            return send_text(c, kStimulus, result);
         }
         default:
             error("unknown request type " + std::to_string(type));
@@ -393,109 +563,216 @@ public:
         }
     }
 
-    // Parse complete messages in the client's buffer; false to drop it.
-    bool drain(Client &c)
+    // Handle up to `budget` complete messages of the client's input; false
+    // to drop it.
+    bool drain(Client &c, int budget)
     {
-        while (c.in.size() >= 12) {
-            const uint32_t magic = get32(c.in.data()), type = get32(c.in.data() + 4), len = get32(c.in.data() + 8);
+        size_t size;
+        while (budget-- > 0 && c.fd >= 0 && (size = message_size(c))) {
+            const uint8_t *h = c.in.data() + c.in_off;
+            const uint32_t magic = get32(h), type = get32(h + 4), len = get32(h + 8);
             if (magic != kWireMagic) {
-                send_text(c.fd, kError, "bad message magic: not a zesim client");
+                send_text(c, kError, "bad message magic: not a zesim client");
                 return false;
             }
             if (len > kMaxPayload) {
-                send_text(c.fd, kError, "message payload of " + std::to_string(len) + " bytes exceeds 1 MiB");
+                send_text(c, kError, "message payload of " + std::to_string(len) + " bytes exceeds 1 MiB");
                 return false;
             }
-            if (c.in.size() < 12 + size_t(len))
-                return true;
-            std::vector<uint8_t> payload(c.in.begin() + 12, c.in.begin() + 12 + len);
-            c.in.erase(c.in.begin(), c.in.begin() + 12 + len);
-            if (!handle(c, type, payload.data(), len))
+            // The payload stays in place while it is handled: nothing appends to c.in.
+            const bool keep = handle(c, type, h + 12, len);
+            c.in_off += size;
+            if (!keep)
                 return false;
+        }
+        if (c.in_off == c.in.size()) {
+            c.in.clear();
+            c.in_off = 0;
+        } else if (c.in_off >= kReadChunk) {
+            c.in.erase(c.in.begin(), c.in.begin() + long(c.in_off));
+            c.in_off = 0;
         }
         return true;
     }
 
-    void run(int lfd)
+    // Read what the socket has (one chunk).  End of file or an error: stop
+    // watching the socket; the client is dropped once its requests are handled.
+    void read_some(Client &c)
     {
-        std::vector<std::unique_ptr<Client>> clients;
-        while (!stop_ && !g_stop) {
-            const bool pause = std::chrono::steady_clock::now() < listen_pause_;
-            std::vector<pollfd> fds = {{pause ? -1 : lfd, POLLIN, 0}};
-            for (auto &c : clients)
-                fds.push_back({c->fd, POLLIN, 0});
-            // Busy: serve what is ready, then advance time; idle: block.
-            bool waiting = false;
-            for (auto &c : clients)
-                waiting |= !c->pending_wait.empty();
-            // Busy: serve what is ready, then advance time; a fence wait on an
-            // idle device is re-checked at a short interval; else block.
-            // A job held by a semaphore only the host can release is not busy:
-            // poll at a short interval rather than spin.
-            const bool busy = dev_.busy();
-            const int timeout = busy ? 0 : (!zk_idle(kmd_) || waiting || pause) ? 1 : 500;
-            if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR)
-                throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-            if (fds[0].revents & POLLIN) {
-                const int cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
-                if (cfd >= 0) {
-                    // A client that stops reading its replies is dropped after a
-                    // while instead of stalling everyone else.
-                    timeval tv = {2, 0};
-                    setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-                    auto cl = std::make_unique<Client>();
-                    cl->fd = cfd;
-                    clients.push_back(std::move(cl));
-                } else if (errno == EMFILE || errno == ENFILE) {
+        uint8_t buf[kReadChunk];
+        ssize_t n;
+        do
+            n = read(c.fd, buf, sizeof(buf));
+        while (n < 0 && errno == EINTR);
+        if (n > 0) {
+            c.in.insert(c.in.end(), buf, buf + n);
+        } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+            c.eof = true;
+            epoll_ctl(ep_, EPOLL_CTL_DEL, c.fd, nullptr);
+        }
+    }
+
+    void accept_clients(int lfd)
+    {
+        for (int i = 0; i < 64; i++) {
+            const int cfd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (cfd < 0) {
+                if (errno == EMFILE || errno == ENFILE) {
                     if (!warned_fds_) {
                         std::fprintf(stderr, "zesim-gpu: out of file descriptors: new clients wait\n");
                         warned_fds_ = true;
                     }
+                    // Stop watching the listening socket for a while (it stays ready).
+                    epoll_ctl(ep_, EPOLL_CTL_DEL, lfd, nullptr);
+                    listen_paused_ = true;
                     listen_pause_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
                 }
+                return;  // EAGAIN: no more; ECONNABORTED etc.: next time
             }
-            for (size_t i = 1; i < fds.size(); i++) {
-                Client &c = *clients[i - 1];
-                if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                    continue;
-                uint8_t buf[65536];
-                const ssize_t n = read(c.fd, buf, sizeof(buf));
-                bool keep = n > 0;
-                if (keep) {
-                    c.in.insert(c.in.end(), buf, buf + n);
-                    keep = drain(c);
+            if (clients_.size() >= max_clients_) {
+                if (!warned_clients_) {
+                    std::fprintf(stderr, "zesim-gpu: %zu clients connected (the limit): new connections are closed\n",
+                                 clients_.size());
+                    warned_clients_ = true;
                 }
-                if (!keep)
-                    drop(c);
+                close(cfd);
+                continue;
             }
-            clients.erase(std::remove_if(clients.begin(), clients.end(),
-                                         [](const std::unique_ptr<Client> &c) { return c->fd < 0; }),
-                          clients.end());
+            auto cl = std::make_unique<Client>();
+            cl->fd = cfd;
+            epoll_event ev = {};
+            ev.events = EPOLLIN;
+            ev.data.ptr = cl.get();
+            if (epoll_ctl(ep_, EPOLL_CTL_ADD, cfd, &ev) != 0) {
+                close(cfd);
+                continue;
+            }
+            Client *p = cl.get();
+            clients_.emplace(p, std::move(cl));
+        }
+    }
+
+    void run(int lfd)
+    {
+        ep_ = epoll_create1(EPOLL_CLOEXEC);
+        if (ep_ < 0)
+            throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+        fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+        epoll_event lev = {};
+        lev.events = EPOLLIN;
+        lev.data.ptr = nullptr;  // the listening socket
+        if (epoll_ctl(ep_, EPOLL_CTL_ADD, lfd, &lev) != 0)
+            throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
+        std::vector<epoll_event> evs(256);
+        std::vector<Client *> turn;
+        while (!stop_ && !g_stop) {
+            if (listen_paused_ && std::chrono::steady_clock::now() >= listen_pause_) {
+                listen_paused_ = epoll_ctl(ep_, EPOLL_CTL_ADD, lfd, &lev) != 0;
+                if (listen_paused_)
+                    listen_pause_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+            }
+            // Busy or requests already read: serve what is ready, then advance
+            // time; a fence wait on an idle device is re-checked at a short
+            // interval; else block.  A job held by a semaphore only the host
+            // can release is not busy: poll at a short interval rather than spin.
+            const bool busy = dev_.busy() || !runnable_.empty();
+            const int timeout = busy ? 0 : (!zk_idle(kmd_) || !waiters_.empty() || listen_paused_) ? 1 : 500;
+            int n = epoll_wait(ep_, evs.data(), int(evs.size()), timeout);
+            if (n < 0) {
+                if (errno != EINTR)
+                    throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
+                n = 0;
+            }
+            for (int i = 0; i < n; i++) {
+                Client *c = static_cast<Client *>(evs[size_t(i)].data.ptr);
+                if (!c) {
+                    accept_clients(lfd);
+                    continue;
+                }
+                if (c->fd < 0)
+                    continue;
+                const uint32_t e = evs[size_t(i)].events;
+                if ((e & EPOLLOUT) && !flush(*c)) {
+                    drop(*c);
+                    continue;
+                }
+                // Read only when what was read before is handled: the input
+                // buffer stays within one request + one chunk.
+                if ((e & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->eof && !message_size(*c))
+                    read_some(*c);
+                make_runnable(*c);
+            }
+            // One turn for each client with input: at most kRequestsPerTurn requests.
+            turn.swap(runnable_);
+            for (Client *c : turn) {
+                c->runnable = false;
+                if (c->fd < 0)
+                    continue;
+                if (!drain(*c, kRequestsPerTurn)) {
+                    drop(*c);
+                    continue;
+                }
+                if (c->fd >= 0 && message_size(*c))
+                    make_runnable(*c);
+                else if (c->eof)
+                    drop(*c);
+            }
+            turn.clear();
             zk_service(kmd_);
             if (dev_.busy())
                 top_.run_until_idle(opt_.quantum, true);  // held while the ledger's subscriber lags
             zk_service(kmd_);
-            for (auto &c : clients)
+            for (size_t i = 0; i < waiters_.size(); i++) {
+                Client *c = waiters_[i];
                 if (c->fd >= 0 && !check_wait(*c))
                     drop(*c);
-            if (!dev_.busy() && zk_idle(kmd_))
-                for (auto &c : clients)
-                    if (c->fd >= 0 && c->waiting_idle) {
-                        c->waiting_idle = false;
-                        std::vector<uint8_t> b;
-                        put64(b, dev_.gt().now());
-                        if (!send_msg(c->fd, kWaitIdle, b))
-                            drop(*c);
-                    }
+                if (c->fd < 0 || c->pending_wait.empty()) {
+                    c->in_waiters = false;
+                    waiters_[i--] = waiters_.back();
+                    waiters_.pop_back();
+                }
+            }
+            if (!idle_waiters_.empty() && !dev_.busy() && zk_idle(kmd_)) {
+                std::vector<Client *> w;
+                w.swap(idle_waiters_);
+                for (Client *c : w) {
+                    if (c->fd < 0 || !c->waiting_idle)
+                        continue;
+                    c->waiting_idle = false;
+                    std::vector<uint8_t> b;
+                    put64(b, dev_.gt().now());
+                    if (!send_msg(*c, kWaitIdle, b))
+                        drop(*c);
+                }
+            }
+            reap();
         }
-        for (auto &c : clients)
-            if (c->fd >= 0)
-                drop(*c);
+        // Stopping: what the sockets take of pending replies (SHUTDOWN's) goes out.
+        for (auto &kv : clients_)
+            if (kv.first->fd >= 0) {
+                flush(*kv.first);
+                drop(*kv.first);
+            }
+        reap();
+        close(ep_);
+        ep_ = -1;
     }
 
-    // A client is gone: its DRM file's work is cancelled and its objects freed.
+    void make_runnable(Client &c)
+    {
+        if (!c.runnable && c.fd >= 0) {
+            c.runnable = true;
+            runnable_.push_back(&c);
+        }
+    }
+
+    // A client is gone: its DRM file's work is cancelled and its objects
+    // freed.  The Client itself is freed by reap(), at the end of the loop
+    // iteration, when no list refers to it any more.
     void drop(Client &c)
     {
+        if (c.fd < 0)
+            return;
         if (ledger_sub_ == &c) {
             ledger_sub_ = nullptr;
             dev_.gt().ledger().set_subscribed(false);
@@ -503,19 +780,51 @@ public:
         if (c.file)
             zk_close(c.file);
         c.file = nullptr;
-        close(c.fd);
+        c.pending_wait.clear();
+        for (auto &f : c.out_fds)
+            close(f.second);
+        queued_fds_ -= c.out_fds.size();
+        c.out_fds.clear();
+        std::vector<uint8_t>().swap(c.out);
+        std::vector<uint8_t>().swap(c.in);
+        close(c.fd);  // also removes it from the epoll set
         c.fd = -1;
+        dead_.push_back(&c);
+    }
+
+    void reap()
+    {
+        if (dead_.empty())
+            return;
+        auto gone = [](Client *c) { return c->fd < 0; };
+        runnable_.erase(std::remove_if(runnable_.begin(), runnable_.end(), gone), runnable_.end());
+        waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(), gone), waiters_.end());
+        idle_waiters_.erase(std::remove_if(idle_waiters_.begin(), idle_waiters_.end(), gone), idle_waiters_.end());
+        for (Client *c : dead_)
+            clients_.erase(c);
+        dead_.clear();
     }
 
 private:
     Device &dev_;
     GtTop &top_;
     const ServerOptions &opt_;
+    const std::string hello_;  // the device description, for HELLO
     zk_kmd_t *kmd_ = nullptr;
+    zk_limits_t limits_ = {};
+    uint64_t max_clients_ = 0;
+    int ep_ = -1;
     bool stop_ = false;
-    bool warned_fds_ = false;
+    bool warned_fds_ = false, warned_clients_ = false;
+    bool listen_paused_ = false;
     const Client *ledger_sub_ = nullptr;  // the connection subscribed to the ledger
     std::chrono::steady_clock::time_point listen_pause_{};
+    std::unordered_map<Client *, std::unique_ptr<Client>> clients_;
+    std::vector<Client *> runnable_;      // clients with input to handle
+    std::vector<Client *> waiters_;       // clients with a pending WAIT_USER_FENCE
+    std::vector<Client *> idle_waiters_;  // clients waiting for WAIT_IDLE
+    std::vector<Client *> dead_;          // dropped, freed by reap()
+    size_t queued_fds_ = 0;               // dup'ed fds in all output buffers
 };
 
 }  // namespace
@@ -528,6 +837,7 @@ void serve(Device &dev, GtTop &top, const ServerOptions &opt)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+    const uint64_t nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : 1u << 20;
     const int lfd = listen_on(opt.socket_path);
     struct sigaction sa = {};
     sa.sa_handler = on_signal;
@@ -535,9 +845,24 @@ void serve(Device &dev, GtTop &top, const ServerOptions &opt)
     sigaction(SIGINT, &sa, nullptr);
     const std::string timeout =
         opt.job_timeout_ms ? "job timeout " + std::to_string(opt.job_timeout_ms) + " ms" : "no job timeout";
-    std::fprintf(stderr, "zesim-gpu: %s; %s; listening on %s%s\n", describe(dev.gt().config()).c_str(),
-                 timeout.c_str(), opt.socket_path.c_str(), opt.test_channel ? " (test channel on)" : "");
-    Server s(dev, top, opt);
+    std::unique_ptr<Server> sp;
+    try {
+        sp = std::make_unique<Server>(dev, top, opt, nofile);
+    } catch (...) {
+        close(lfd);
+        unlink(opt.socket_path.c_str());
+        throw;
+    }
+    Server &s = *sp;
+    // One start-up line (./zesim run tells it from later messages).
+    const zk_limits_t &l = s.limits();
+    std::fprintf(stderr,
+                 "zesim-gpu: %s; %s; listening on %s%s; limits: %llu clients, %u GEM objects in all; per client "
+                 "%u objects, %llu MiB, %u VMs, %u exec queues, %llu MiB of unread replies (0 = no limit)\n",
+                 describe(dev.gt().config()).c_str(), timeout.c_str(), opt.socket_path.c_str(),
+                 opt.test_channel ? " (test channel on)" : "", (unsigned long long)s.max_clients(), l.bos_total,
+                 l.bos_per_file, (unsigned long long)(l.bytes_per_file >> 20), l.vms_per_file, l.queues_per_file,
+                 (unsigned long long)(opt.max_output_bytes >> 20));
     try {
         s.run(lfd);
     } catch (...) {

@@ -46,6 +46,19 @@ struct ServerOptions {
     uint32_t job_timeout_ms = 600000;     // the KMD's job timeout (docs/kmd.md §6); 0 = none
     bool fault_continue = false;          // the KMD's fault mode (docs/kmd.md §8): fail (default) or continue
     uint64_t timeslice_cycles = 100000;   // ZK_DEFAULT_TIMESLICE_CYCLES (docs/kmd.md §6); 0 = no time slicing
+    // Per client (docs/daemon.md §5): replies a client has not read beyond
+    // this many bytes disconnect it (0 = no limit).
+    uint64_t max_output_bytes = 16ull << 20;
+    // File descriptors (docs/daemon.md §5): `fd_reserve` of RLIMIT_NOFILE stay
+    // for the daemon itself; of the rest, at most `max_clients` connections
+    // (0: half of the rest) and the other fds for GEM objects of all clients.
+    uint32_t fd_reserve = 256;
+    uint32_t max_clients = 0;
+    // Per DRM file (zk_limits_t, docs/kmd.md §3); 0 = no limit.
+    uint32_t max_objects_per_file = 4096;  // at most half the GEM fd budget
+    int64_t max_memory_per_file = -1;      // bytes; -1 = half the device's memory
+    uint32_t max_vms_per_file = 256;
+    uint32_t max_queues_per_file = 1024;
 };
 
 // Runs until a kShutdown request or SIGTERM/SIGINT.  Throws on set-up errors

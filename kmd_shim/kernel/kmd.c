@@ -35,6 +35,7 @@ typedef struct zk_bo {
 	uint64_t size, pa;
 	int memfd;
 	uint64_t mmap_offset;
+	zk_file_t *owner; /* the file that created it, charged for it (limits) */
 } zk_bo_t;
 
 typedef struct zk_mapping {
@@ -49,6 +50,7 @@ typedef struct zk_vm {
 	uint64_t *tables; /* page-table pages, root first */
 	size_t ntables;
 	zk_mapping_t *maps;
+	zk_file_t *owner; /* charged for the VM and its page tables (limits) */
 } zk_vm_t;
 
 typedef struct zk_queue {
@@ -56,6 +58,7 @@ typedef struct zk_queue {
 	zk_vm_t *vm;
 	uint32_t ctx_id;
 	int banned; /* a job of this queue failed */
+	zk_file_t *owner; /* charged for the queue (limits) */
 } zk_queue_t;
 
 typedef struct zk_job {
@@ -81,6 +84,11 @@ struct zk_file {
 	handles_t bos, vms, queues;
 	uint64_t next_mmap;
 	uint64_t job_timeout_ns; /* this client's job timeout; ~0: the KMD's (zk_set_file_job_timeout) */
+	/* What the file created and is charged for (zk_set_limits): objects are
+	 * counted until freed, also when only a VM binding or a job still holds
+	 * them.  Nothing outlives its file (zk_close), so these end at 0. */
+	uint32_t nbos, nvms, nqueues;
+	uint64_t bytes; /* GEM objects + page tables */
 };
 
 typedef struct extent {
@@ -107,6 +115,7 @@ struct zk_kmd {
 	uint64_t (*clock)(void *ctx);
 	void *clock_ctx;
 	zk_stats_t st;
+	zk_limits_t limits;
 	uint32_t slices, subslices, eus, threads, core_mhz, ts_khz, slm_kb;
 };
 
@@ -239,6 +248,8 @@ static void bo_unref(zk_kmd_t *k, zk_bo_t *bo)
 	close(bo->memfd);
 	k->st.bos--;
 	k->st.bo_bytes -= bo->size;
+	bo->owner->nbos--;
+	bo->owner->bytes -= bo->size;
 	free(bo);
 }
 
@@ -254,6 +265,8 @@ static void vm_unref(zk_kmd_t *k, zk_vm_t *vm)
 	for (size_t i = 0; i < vm->ntables; i++)
 		phys_free(k, vm->tables[i], PAGE);
 	k->st.pt_bytes -= vm->ntables * PAGE;
+	vm->owner->bytes -= vm->ntables * PAGE;
+	vm->owner->nvms--;
 	free(vm->tables);
 	k->st.vms--;
 	free(vm);
@@ -267,6 +280,7 @@ static void queue_unref(zk_kmd_t *k, zk_queue_t *q)
 		return;
 	vm_unref(k, q->vm);
 	k->st.queues--;
+	q->owner->nqueues--;
 	free(q);
 }
 
@@ -286,6 +300,8 @@ static void job_free(zk_kmd_t *k, zk_job_t *j)
 
 static int pt_alloc(zk_kmd_t *k, zk_vm_t *vm, uint64_t *pa)
 {
+	if (k->limits.bytes_per_file && vm->owner->bytes + PAGE > k->limits.bytes_per_file)
+		return -ENOSPC;
 	uint64_t *nt = realloc(vm->tables, (vm->ntables + 1) * sizeof(uint64_t));
 	if (!nt)
 		return -ENOMEM;
@@ -295,6 +311,7 @@ static int pt_alloc(zk_kmd_t *k, zk_vm_t *vm, uint64_t *pa)
 		return rc;
 	vm->tables[vm->ntables++] = *pa;
 	k->st.pt_bytes += PAGE;
+	vm->owner->bytes += PAGE;
 	return 0;
 }
 
@@ -542,6 +559,12 @@ static int ioctl_gem_create(zk_file_t *f, struct drm_zesim_gem_create *g)
 		return -EINVAL;
 	if (g->vm_id && !handle_get(&f->vms, g->vm_id))
 		return -ENOENT;
+	/* Limits (docs/kmd.md §3): each object holds a memfd in the daemon. */
+	if ((k->limits.bos_per_file && f->nbos >= k->limits.bos_per_file) ||
+	    (k->limits.bos_total && k->st.bos >= k->limits.bos_total))
+		return -EMFILE;
+	if (k->limits.bytes_per_file && f->bytes + g->size > k->limits.bytes_per_file)
+		return -ENOSPC;
 	zk_bo_t *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
@@ -554,18 +577,22 @@ static int ioctl_gem_create(zk_file_t *f, struct drm_zesim_gem_create *g)
 	bo->size = g->size;
 	bo->refs = 1;
 	bo->memfd = memfd_create("zesim-gem", MFD_CLOEXEC);
+	const int out_of_fds = bo->memfd < 0 && (errno == EMFILE || errno == ENFILE);
 	if (bo->memfd < 0 || ftruncate(bo->memfd, (off_t)bo->size) != 0 ||
 	    zs_hw_phys_attach(k->hw, bo->pa, bo->memfd, bo->size) != 0) {
 		if (bo->memfd >= 0)
 			close(bo->memfd);
 		phys_free(k, bo->pa, bo->size);
 		free(bo);
-		return -ENOMEM;
+		return out_of_fds ? -EMFILE : -ENOMEM;
 	}
 	bo->mmap_offset = f->next_mmap;
 	f->next_mmap += (bo->size + PAGE64K - 1) & ~(PAGE64K - 1);
 	k->st.bos++;
 	k->st.bo_bytes += bo->size;
+	bo->owner = f;
+	f->nbos++;
+	f->bytes += bo->size;
 	if ((rc = handle_add(&f->bos, bo, &g->handle)))
 		bo_unref(k, bo);
 	return rc;
@@ -839,10 +866,13 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		struct drm_zesim_vm_create *v = ARG(struct drm_zesim_vm_create);
 		if (v->extensions || v->flags || v->vm_id || !CHECK_RESERVED(v))
 			return -EINVAL;
+		if (k->limits.vms_per_file && f->nvms >= k->limits.vms_per_file)
+			return -EMFILE;
 		zk_vm_t *vm = calloc(1, sizeof(*vm));
 		if (!vm)
 			return -ENOMEM;
 		vm->refs = 1;
+		vm->owner = f;
 		int rc = pt_alloc(k, vm, &vm->root);
 		if (rc) {
 			free(vm->tables);
@@ -850,6 +880,7 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 			return rc;
 		}
 		k->st.vms++;
+		f->nvms++;
 		if ((rc = handle_add(&f->vms, vm, &v->vm_id)) != 0)
 			vm_unref(k, vm);
 		return rc;
@@ -879,11 +910,14 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		const struct drm_zesim_engine_class_instance *e = (const void *)in[0].data;
 		if (e->engine_class != ZESIM_ENGINE_CLASS_COMPUTE || e->engine_instance || e->gt_id || e->pad)
 			return -EINVAL;
+		if (k->limits.queues_per_file && f->nqueues >= k->limits.queues_per_file)
+			return -EMFILE;
 		zk_queue_t *q = calloc(1, sizeof(*q));
 		if (!q)
 			return -ENOMEM;
 		q->refs = 1;
 		q->vm = vm;
+		q->owner = f;
 		q->ctx_id = ++k->next_ctx;
 		int rc = handle_add(&f->queues, q, &c->exec_queue_id);
 		if (rc) {
@@ -892,6 +926,7 @@ int zk_ioctl(zk_file_t *f, unsigned long cmd, void *arg, uint32_t arg_size, cons
 		}
 		vm->refs++;
 		k->st.queues++;
+		f->nqueues++;
 		return 0;
 	}
 	case DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY: {
@@ -1277,6 +1312,10 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	k->st.free_bytes = k->phys_size - PHYS_RESERVED;
 	k->job_timeout_ns = ZK_DEFAULT_JOB_TIMEOUT_MS * 1000000ull;
 	k->timeslice_cycles = ZK_DEFAULT_TIMESLICE_CYCLES;
+	k->limits = (zk_limits_t){.bos_per_file = ZK_DEFAULT_MAX_BOS_PER_FILE,
+				  .bytes_per_file = k->phys_size / 2,
+				  .vms_per_file = ZK_DEFAULT_MAX_VMS_PER_FILE,
+				  .queues_per_file = ZK_DEFAULT_MAX_QUEUES_PER_FILE};
 	program_ring(hw);
 	zk_set_fault_mode(k, ZK_FAULT_FAIL);
 	zs_hw_set_irq_handler(hw, irq_handler, k);
@@ -1361,6 +1400,10 @@ void zk_set_job_timeout(zk_kmd_t *k, uint32_t ms) { k->job_timeout_ns = ms * 100
 void zk_set_file_job_timeout(zk_file_t *f, uint32_t ms) { f->job_timeout_ns = ms * 1000000ull; }
 
 void zk_set_timeslice(zk_kmd_t *k, uint64_t cycles) { k->timeslice_cycles = cycles; }
+
+void zk_set_limits(zk_kmd_t *k, const zk_limits_t *l) { k->limits = *l; }
+
+void zk_get_limits(zk_kmd_t *k, zk_limits_t *out) { *out = k->limits; }
 
 void zk_set_clock(zk_kmd_t *k, uint64_t (*now)(void *ctx), void *ctx)
 {

@@ -101,6 +101,30 @@ void zk_set_timeslice(zk_kmd_t *kmd, uint64_t cycles);
  * restores CLOCK_MONOTONIC. */
 void zk_set_clock(zk_kmd_t *kmd, uint64_t (*now)(void *ctx), void *ctx);
 
+/* Per-file limits, so that one client cannot take the daemon's fds or the
+ * device's memory (docs/kmd.md §3).  0 = no limit.  An object counts against
+ * the file that created it until it is freed (a VM binding or a job may keep
+ * it alive after its handle is closed).  Over a limit: GEM_CREATE, VM_CREATE,
+ * EXEC_QUEUE_CREATE fail with -EMFILE (too many objects) or -ENOSPC (bytes);
+ * VM_BIND with -ENOSPC when a page table would exceed `bytes_per_file`. */
+typedef struct zk_limits {
+	uint32_t bos_per_file;	  /* live GEM objects created by the file */
+	uint64_t bytes_per_file;  /* bytes of its GEM objects + page tables of its VMs */
+	uint32_t vms_per_file;	  /* live VMs */
+	uint32_t queues_per_file; /* live exec queues */
+	uint32_t bos_total;	  /* GEM objects of all files (each holds a memfd in the daemon) */
+} zk_limits_t;
+
+/* zk_create's limits; bytes_per_file defaults to half the physical memory,
+ * bos_total to none (the daemon sets it from its fd budget). */
+#define ZK_DEFAULT_MAX_BOS_PER_FILE 4096u
+#define ZK_DEFAULT_MAX_VMS_PER_FILE 256u
+#define ZK_DEFAULT_MAX_QUEUES_PER_FILE 1024u
+
+/* Apply to later calls (objects that exist stay). */
+void zk_set_limits(zk_kmd_t *kmd, const zk_limits_t *limits);
+void zk_get_limits(zk_kmd_t *kmd, zk_limits_t *out);
+
 /* Reprogram the ring after something else used the device directly (the
  * daemon's test-only stimulus runner; only allowed with no file open). */
 void zk_reclaim_engine(zk_kmd_t *kmd);

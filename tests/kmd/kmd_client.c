@@ -6,6 +6,10 @@
  *   kmd_client isolation                reach for objects of other clients: every attempt must fail
  *   kmd_client preempt                  a batch waiting on a semaphore that a later batch (another
  *                                       queue) releases: both must complete
+ *   kmd_client latency MODULE.elf N     N launches of a one-group vector add, each submit to
+ *                                       completion timed; prints the median (us) and checks results
+ *   kmd_client hog gem|vm|queue [SIZE]  create objects until the KMD refuses; print how many and
+ *                                       the errno, then hold them until standard input ends
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
@@ -130,7 +135,8 @@ static int fuzz(unsigned seed, long count)
 		}
 		failed++;
 		if (errno != EINVAL && errno != ENOENT && errno != EFAULT && errno != ENOTTY && errno != ENOMEM &&
-		    errno != EEXIST && errno != ECANCELED && errno != ETIME && errno != ENOSPC) {
+		    errno != EEXIST && errno != ECANCELED && errno != ETIME && errno != ENOSPC &&
+		    errno != EMFILE) {
 			fprintf(stderr, "kmd_client: ioctl 0x%lx gave errno %d (%s)\n", cmd, errno, strerror(errno));
 			return 1;
 		}
@@ -213,6 +219,59 @@ static int preempt(void)
 	return after == 7 ? 0 : 1;
 }
 
+/* Create objects of one kind until the KMD refuses (docs/kmd.md §3 limits). */
+static int hog(const char *kind, uint64_t size)
+{
+	struct drm_zesim_vm_create vc = {0};
+	xioctl(DRM_IOCTL_ZESIM_VM_CREATE, &vc, "VM_CREATE");
+	long n = 0;
+	uint64_t bytes = 0;
+	int err = 0;
+	for (;;) {
+		int rc;
+		if (strcmp(kind, "gem") == 0) {
+			struct drm_zesim_gem_create c = {.size = size, .placement = 1};
+			rc = ioctl(fd, DRM_IOCTL_ZESIM_GEM_CREATE, &c);
+		} else if (strcmp(kind, "vm") == 0) {
+			struct drm_zesim_vm_create v = {0};
+			rc = ioctl(fd, DRM_IOCTL_ZESIM_VM_CREATE, &v);
+		} else {
+			struct drm_zesim_engine_class_instance eci = {.engine_class = ZESIM_ENGINE_CLASS_COMPUTE};
+			struct drm_zesim_exec_queue_create qc = {.width = 1, .num_placements = 1, .vm_id = vc.vm_id,
+								  .instances = (uintptr_t)&eci};
+			rc = ioctl(fd, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, &qc);
+		}
+		if (rc) {
+			err = errno;
+			break;
+		}
+		n++;
+		bytes += strcmp(kind, "gem") == 0 ? size : 0;
+		if (n > 10000000)
+			break;
+	}
+	printf("hog: %ld %s objects (%llu bytes of GEM), then %s (%s)\n", n, kind, (unsigned long long)bytes,
+	       err == EMFILE ? "EMFILE" : err == ENOSPC ? "ENOSPC" : err == ENOMEM ? "ENOMEM" : "other", strerror(err));
+	fflush(stdout);
+	char buf[64];
+	while (fread(buf, 1, sizeof(buf), stdin) > 0) {
+	}
+	return 0;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -232,10 +291,13 @@ int main(int argc, char **argv)
 		return preempt();
 	if (strcmp(argv[1], "fuzz") == 0 && argc > 3)
 		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
+	if (strcmp(argv[1], "hog") == 0 && argc > 2)
+		return hog(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 4096);
 	if (argc < 3)
 		return 2;
-	const int spin = strcmp(argv[1], "spin") == 0;
-	const uint32_t groups = argc > 3 ? (uint32_t)atoi(argv[3]) : 4, n = groups * 16;
+	const int spin = strcmp(argv[1], "spin") == 0, latency = strcmp(argv[1], "latency") == 0;
+	const int launches = latency && argc > 3 ? atoi(argv[3]) : 1;
+	const uint32_t groups = latency ? 1 : argc > 3 ? (uint32_t)atoi(argv[3]) : 4, n = groups * 16;
 	zm_module_t m;
 	char err[512];
 	if (zm_module_read_file(argv[2], &m, err, sizeof(err))) {
@@ -272,6 +334,28 @@ int main(int argc, char **argv)
 				      .addr = fence.va, .timeline_value = 0x1234};
 	struct drm_zesim_exec ex = {.exec_queue_id = qc.exec_queue_id, .num_syncs = 1, .syncs = (uintptr_t)&sync,
 				    .address = batch.va, .num_batch_buffer = 1};
+	if (latency) {
+		/* Each launch: EXEC with a new fence value, WAIT for it; host time of the pair. */
+		double *t = calloc((size_t)launches, sizeof(double));
+		if (!t || launches < 1)
+			return 2;
+		for (int i = 0; i < launches; i++) {
+			sync.timeline_value = 0x1000 + (uint64_t)i;
+			struct drm_zesim_wait_user_fence lw = {.addr = fence.va, .op = ZESIM_UFENCE_OP_EQ,
+							       .value = sync.timeline_value, .mask = ~0ull,
+							       .timeout = 60000000000ll,
+							       .exec_queue_id = qc.exec_queue_id};
+			const double t0 = now_us();
+			xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
+			xioctl(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &lw, "WAIT_USER_FENCE");
+			t[i] = now_us() - t0;
+		}
+		qsort(t, (size_t)launches, sizeof(double), cmp_double);
+		printf("latency: %d launches, median %.1f us, max %.1f us\n", launches, t[launches / 2],
+		       t[launches - 1]);
+		free(t);
+		sync.timeline_value = 0x1234;
+	}
 	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
 	printf("%s: submitted %u work items\n", argv[1], n);
 	fflush(stdout);

@@ -62,7 +62,8 @@ static const unsigned long cmds[] = {
 static int allowed(int rc)
 {
 	return rc == 0 || rc == ZK_PENDING || rc == -EINVAL || rc == -ENOENT || rc == -ENOMEM || rc == -EFAULT ||
-	       rc == -EEXIST || rc == -ENOTTY || rc == -ECANCELED || rc == -ENOSPC || rc == -EIO;
+	       rc == -EEXIST || rc == -ENOTTY || rc == -ECANCELED || rc == -ENOSPC || rc == -EIO ||
+	       rc == -EMFILE;
 }
 
 static void fill_sync(struct drm_zesim_sync *s)
