@@ -43,6 +43,15 @@ def registers():
         for name, off, acc, reset, desc in entries("gpu_regs.def", "ZE_REG", REG_RE)]
 
 
+BLOCK_RE = re.compile(r'^ZE_BLOCK\(\s*(\w+)\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*(0x[0-9a-fA-F]+)\s*,\s*"([^"]*)"\s*\)\s*$')
+
+
+def blocks():
+    return ["| range | block | what |", "|---|---|---|"] + [
+        f"| 0x{int(base, 16):04x}–0x{int(base, 16) + int(size, 16) - 1:04x} | {name} | {cell(desc)} |"
+        for name, base, size, desc in entries("gpu_regs.def", "ZE_BLOCK", BLOCK_RE)]
+
+
 def fields():
     return ["| register | field | bits | meaning |", "|---|---|---|---|"] + [
         f"| `{reg}` | `{name}` | {int(lsb) + int(width) - 1}:{lsb} | {cell(desc)} |" if int(width) > 1 else
@@ -76,7 +85,8 @@ def commands():
         for name, op, dw, desc in entries("gpu_cmds.def", "ZE_CMD", CMD_RE)]
 
 
-TABLES = {"registers": (registers, "gpu_regs.def"), "fields": (fields, "gpu_regs.def"),
+TABLES = {"blocks": (blocks, "gpu_regs.def"), "registers": (registers, "gpu_regs.def"),
+          "fields": (fields, "gpu_regs.def"),
           "commands": (commands, "gpu_cmds.def")}
 
 
