@@ -122,7 +122,7 @@ void Device::mmu_write(uint32_t off, uint32_t value)
 
 void Device::irq_clock(uint32_t src, bool status_we, bool enable_we, uint32_t wdata)
 {
-    if (!irq_.event(src, status_we, enable_we, wdata)) {
+    if (!irq_.event(src, status_we, enable_we, wdata, gt_.now())) {
         std::fprintf(stderr, "zesim: stopping: the interrupt controller RTL disagrees with its twin\n");
         std::abort();
     }

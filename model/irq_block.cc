@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <stdexcept>
 
 #include "Vzs_irq.h"
 #include "verilated.h"
@@ -28,16 +30,30 @@ IrqBlock::IrqBlock() : ctx_(std::make_unique<VerilatedContext>())
 
 IrqBlock::~IrqBlock()
 {
-    if (fst_)
-        fst_->close();
+    close_trace();
     rtl_->final();
 }
 
 void IrqBlock::open_trace(const std::string &path)
 {
+    close_trace();
     fst_ = std::make_unique<VerilatedFstC>();
-    rtl_->trace(fst_.get(), 99);
+    if (!traced_) {
+        rtl_->trace(fst_.get(), 99);
+        traced_ = true;
+    }
     fst_->open(path.c_str());
+    if (!fst_->isOpen())
+        throw std::runtime_error("cannot write the waveform " + path);
+    fst_->dump(time_);
+}
+
+void IrqBlock::close_trace()
+{
+    if (fst_) {
+        fst_->close();
+        fst_.reset();
+    }
 }
 
 bool IrqBlock::compare(const char *when)
@@ -54,8 +70,9 @@ bool IrqBlock::compare(const char *when)
     return false;
 }
 
-bool IrqBlock::event(uint32_t src, bool status_we, bool enable_we, uint32_t wdata)
+bool IrqBlock::event(uint32_t src, bool status_we, bool enable_we, uint32_t wdata, uint64_t cycle)
 {
+    time_ = std::max(time_ + 1, 2 * cycle);
     rtl_->src = uint8_t(src & IrqTwin::kMask);
     rtl_->status_we = status_we;
     rtl_->enable_we = enable_we;
@@ -67,7 +84,7 @@ bool IrqBlock::event(uint32_t src, bool status_we, bool enable_we, uint32_t wdat
     rtl_->clk = 1;
     rtl_->eval();
     if (fst_)
-        fst_->dump(time_++);
+        fst_->dump(time_);
     rtl_->src = 0;
     rtl_->status_we = rtl_->enable_we = 0;
     twin_.step(src, status_we, enable_we, wdata);

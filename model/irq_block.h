@@ -27,13 +27,15 @@ public:
 
     // One clocked event; returns false (after printing both states) on a mismatch
     // between the RTL and its twin.
-    bool event(uint32_t src, bool status_we, bool enable_we, uint32_t wdata);
+    bool event(uint32_t src, bool status_we, bool enable_we, uint32_t wdata, uint64_t cycle = 0);
     uint32_t status() const { return twin_.status; }
     uint32_t enable() const { return twin_.enable; }
     bool irq() const { return twin_.irq(); }
     uint64_t events() const { return events_; }
-    // FST waveform of the block's events (timestamps are event numbers).
+    // FST waveform of the block's events, at their GT cycles (one time unit
+    // per half cycle; several events in one cycle follow each other).
     void open_trace(const std::string &path);
+    void close_trace();
 
 private:
     bool compare(const char *when);
@@ -42,6 +44,7 @@ private:
     std::unique_ptr<VerilatedFstC> fst_;
     IrqTwin twin_;
     uint64_t events_ = 0, time_ = 0;
+    bool traced_ = false;
 };
 
 }  // namespace zesim

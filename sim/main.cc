@@ -2,6 +2,8 @@
 // (docs/daemon.md) or runs one standalone stimulus file (docs/stimulus.md).
 #include <systemc>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +43,8 @@ void usage(std::FILE *f)
                  "  --ledger-keep N     ledger windows kept for the test channel's LEDGER reads\n"
                  "                      (default 4096; config key ledger_keep)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
+                 "  --waves DIR         dump the RTL blocks' waveforms as FST into DIR (created), e.g.\n"
+                 "                      DIR/irq.fst; open with gtkwave -a waves/irq.gtkw DIR/irq.fst\n"
                  "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n"
                  "Per-client limits of the daemon (docs/daemon.md section 5; override --config; 0 = none):\n"
                  "  --max-output MB               unread replies before a client is dropped (default 16)\n"
@@ -59,7 +63,7 @@ void usage(std::FILE *f)
 int sc_main(int argc, char **argv)
 {
     using namespace zesim;
-    std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket;
+    std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket, waves;
     bool capture = false, test_channel = false;
     long long ledger_keep = -1;
     if (const char *env = std::getenv("ZESIM_SOCKET"))
@@ -88,6 +92,8 @@ int sc_main(int argc, char **argv)
             out = value();
         else if (a == "--ledger")
             ledger = value();
+        else if (a == "--waves")
+            waves = value();
         else if (a == "--ledger-keep") {
             const std::string v = value();
             char *end = nullptr;
@@ -158,6 +164,11 @@ int sc_main(int argc, char **argv)
                 kmd.fd_reserve = uint32_t(n);
         }
         Device dev(cfg);
+        if (!waves.empty()) {
+            if (mkdir(waves.c_str(), 0755) != 0 && errno != EEXIST)
+                throw std::runtime_error("cannot create the waves folder " + waves + ": " + std::strerror(errno));
+            dev.irq_block().open_trace(waves + "/irq.fst");
+        }
         dev.gt().set_capture(capture);
         // The ledger keeps only what a consumer can take (docs/oa.md §3.5):
         // the file gets every window; the retention queue exists only for the
