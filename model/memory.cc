@@ -53,44 +53,21 @@ bool PhysMem::detach(uint64_t pa, uint64_t bytes)
 Translation Mmu::walk(uint64_t root, uint64_t va, bool write, TlbEntry *fill)
 {
     walks_++;
-    uint64_t table = root;
-    bool map64k = false;
-    for (int level = 3; level >= 0; level--) {
-        unsigned index;
-        if (level == 0)
-            index = map64k ? unsigned(va >> 16) & 31u : unsigned(va >> 12) & 511u;
-        else
-            index = unsigned(va >> (12 + 9 * level)) & 511u;
-        const uint64_t entry_pa = table + uint64_t(index) * 8;
-        if (!mem_.contains(entry_pa, 8))
-            return {0, FaultReason::BadPhysical, uint32_t(level)};
-        const uint64_t e = mem_.read64(entry_pa);
-        if (!(e & kPtePresent))
-            return {0, FaultReason::NotPresent, uint32_t(level)};
-        if (level == 1)
-            map64k = (e & kPde64K) != 0;
-        if (level == 0) {
-            if (write && !(e & kPteWritable))
-                return {0, FaultReason::ReadOnly, 0};
-            const uint64_t page = e & kPteAddrMask;
-            const uint64_t pa = map64k ? (page & ~0xffffull) | (va & 0xffffull) : page | (va & 0xfffull);
-            if (!mem_.contains(pa & ~0xfffull, 4096))
-                return {0, FaultReason::BadPhysical, 0};
-            if (fill) {
-                fill->root = root;
-                fill->ppn = pa >> 12;
-                fill->writable = (e & kPteWritable) != 0;
-            }
-            return {pa, FaultReason::None, 0};
-        }
-        table = e & kPteAddrMask;
+    zs_pt_walk_result_t r;
+    zs_pt_walk(mem_.base(), mem_.size(), root, va, write, &r);
+    if (r.fault != ZS_PT_OK)
+        return {0, FaultReason(r.fault), r.level};
+    if (fill) {
+        fill->root = root;
+        fill->ppn = r.pa >> 12;
+        fill->writable = r.writable != 0;
     }
-    return {0, FaultReason::NotPresent, 0};
+    return {r.pa, FaultReason::None, 0};
 }
 
 Translation Mmu::translate(uint64_t root, uint64_t va, bool write)
 {
-    if (va >> kVaBits)
+    if (!zs_pt_canonical(va))
         return {0, FaultReason::NonCanonical, 3};
     const uint64_t vpn = va >> 12;
     TlbEntry &t = tlb_[(vpn ^ (root >> 12) * 0x9e3779b1u) % kTlbEntries];

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "zs/pt_format.h"
+
 namespace zesim {
 
 class PhysMem {
@@ -20,6 +22,7 @@ public:
     uint64_t size() const { return size_; }
     int fd() const { return fd_; }
     uint8_t *base() { return base_; }
+    const uint8_t *base() const { return base_; }
     bool contains(uint64_t pa, uint64_t n) const { return pa <= size_ && n <= size_ - pa; }
     uint32_t read32(uint64_t pa) const
     {
@@ -46,14 +49,16 @@ private:
     uint8_t *base_ = nullptr;
 };
 
-// Page-table entry bits (docs/memory.md).
-constexpr uint64_t kPtePresent = 1ull << 0;
-constexpr uint64_t kPteWritable = 1ull << 1;
-constexpr uint64_t kPde64K = 1ull << 2;  // in a level-1 entry: the table maps 64 KiB pages
-constexpr uint64_t kPteAddrMask = 0x000ffffffffff000ull;
-constexpr uint64_t kVaBits = 48;
+// The page-table format and its walk are defined once, in C, for the model,
+// the KMD and the stimulus runner: include/zs/pt_format.h (docs/memory.md §2).
 
-enum class FaultReason : uint32_t { None = 0, NotPresent = 1, ReadOnly = 2, BadPhysical = 3, NonCanonical = 4 };
+enum class FaultReason : uint32_t {
+    None = ZS_PT_OK,
+    NotPresent = ZS_PT_NOT_PRESENT,
+    ReadOnly = ZS_PT_READ_ONLY,
+    BadPhysical = ZS_PT_BAD_PHYSICAL,
+    NonCanonical = ZS_PT_NON_CANONICAL,
+};
 
 struct Translation {
     uint64_t pa;
@@ -61,9 +66,10 @@ struct Translation {
     uint32_t level;  // table level where a fault happened
 };
 
-// Walks the 4-level page table rooted at `root` (a physical address).  A small
-// direct-mapped TLB caches 4 KiB translations; invalidate() drops it (the KMD
-// does so through MMIO after changing page tables).
+// Translates through the 4-level page table rooted at `root` (a physical
+// address) with zs_pt_walk.  A small direct-mapped TLB caches 4 KiB
+// translations; invalidate() drops it (the KMD does so through MMIO after
+// changing page tables).
 class Mmu {
 public:
     explicit Mmu(const PhysMem &mem) : mem_(mem), tlb_(kTlbEntries) {}
