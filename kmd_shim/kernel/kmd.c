@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
+#include "zs/pt_format.h"
 
-#define PAGE 4096ull
-#define PAGE64K 65536ull
+#define PAGE ZS_PT_PAGE
+#define PAGE64K ZS_PT_PAGE_64K
 #define VA_LIMIT (1ull << 47)
 #define RING_PA 0x1000ull
 #define RING_SIZE 4096u
@@ -25,10 +26,6 @@
 #define MAX_BINDS 512u
 #define MAX_SYNCS 64u
 #define MAX_BO_BYTES (1ull << 32)
-#define PTE_PRESENT 1ull
-#define PTE_WRITABLE 2ull
-#define PDE_64K 4ull
-#define PTE_ADDR 0x000ffffffffff000ull
 
 typedef struct zk_bo {
 	uint32_t refs;
@@ -315,39 +312,40 @@ static int pt_alloc(zk_kmd_t *k, zk_vm_t *vm, uint64_t *pa)
 	return 0;
 }
 
-/* Level-1 entry (2 MiB region) for addr, creating tables on the way when
+/* Page tables: format and walk in include/zs/pt_format.h (docs/memory.md §2).
+ * Level-1 entry (2 MiB region) for addr, creating tables on the way when
  * `create`; returns its physical address, or 0. */
 static uint64_t pde_slot(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, int create, int *err)
 {
 	uint64_t table = vm->root;
-	for (int level = 3; level > 1; level--) {
-		uint64_t slot = table + ((addr >> (12 + 9 * level)) & 511) * 8;
+	for (int level = ZS_PT_LEVELS - 1; level > 1; level--) {
+		uint64_t slot = table + zs_pt_index(addr, level) * ZS_PT_ENTRY_BYTES;
 		uint64_t e = rd64(k, slot);
-		if (!(e & PTE_PRESENT)) {
+		if (!(e & ZS_PTE_PRESENT)) {
 			if (!create)
 				return 0;
 			uint64_t pa;
 			if ((*err = pt_alloc(k, vm, &pa)))
 				return 0;
-			e = pa | PTE_PRESENT | PTE_WRITABLE;
+			e = zs_pt_table_entry(pa, 0);
 			wr64(k, slot, e);
 		}
-		table = e & PTE_ADDR;
+		table = e & ZS_PTE_ADDR_MASK;
 	}
-	return table + ((addr >> 21) & 511) * 8;
+	return table + zs_pt_index(addr, 1) * ZS_PT_ENTRY_BYTES;
 }
 
 /* Check that [addr, addr+range) can take pages of this size (a 2 MiB region
  * holds one page size). */
 static int pt_compatible(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range, int big)
 {
-	for (uint64_t a = addr & ~((1ull << 21) - 1); a < addr + range; a += 1ull << 21) {
+	for (uint64_t a = addr & ~(ZS_PT_REGION - 1); a < addr + range; a += ZS_PT_REGION) {
 		int err = 0;
 		uint64_t slot = pde_slot(k, vm, a, 0, &err);
 		if (!slot)
 			continue;
 		uint64_t e = rd64(k, slot);
-		if ((e & PTE_PRESENT) && !!(e & PDE_64K) != big)
+		if ((e & ZS_PTE_PRESENT) && !!(e & ZS_PDE_64K) != big)
 			return -EINVAL;
 	}
 	return 0;
@@ -355,7 +353,7 @@ static int pt_compatible(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range
 
 static int pt_map(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range, uint64_t pa, int writable, int big)
 {
-	const uint64_t page = big ? PAGE64K : PAGE;
+	const uint64_t page = zs_pt_page_size(big);
 	for (uint64_t off = 0; off < range; off += page) {
 		const uint64_t a = addr + off;
 		int err = 0;
@@ -363,15 +361,15 @@ static int pt_map(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range, uint6
 		if (!slot)
 			return err ? err : -ENOMEM;
 		uint64_t e = rd64(k, slot);
-		if (!(e & PTE_PRESENT)) {
+		if (!(e & ZS_PTE_PRESENT)) {
 			uint64_t t;
 			if ((err = pt_alloc(k, vm, &t)))
 				return err;
-			e = t | PTE_PRESENT | PTE_WRITABLE | (big ? PDE_64K : 0);
+			e = zs_pt_table_entry(t, big);
 			wr64(k, slot, e);
 		}
-		const uint64_t idx = big ? (a >> 16) & 31 : (a >> 12) & 511;
-		wr64(k, (e & PTE_ADDR) + idx * 8, (pa + off) | PTE_PRESENT | (writable ? PTE_WRITABLE : 0));
+		const uint64_t idx = zs_pt_leaf_index(a, big);
+		wr64(k, (e & ZS_PTE_ADDR_MASK) + idx * ZS_PT_ENTRY_BYTES, zs_pt_leaf_entry(pa + off, writable));
 	}
 	return 0;
 }
@@ -395,35 +393,30 @@ static void pt_unmap(zk_kmd_t *k, zk_vm_t *vm, uint64_t addr, uint64_t range)
 		int err = 0;
 		uint64_t slot = pde_slot(k, vm, a, 0, &err);
 		uint64_t e = slot ? rd64(k, slot) : 0;
-		if (!(e & PTE_PRESENT)) {
+		if (!(e & ZS_PTE_PRESENT)) {
 			a += PAGE;
 			continue;
 		}
-		const int big = !!(e & PDE_64K);
-		const uint64_t idx = big ? (a >> 16) & 31 : (a >> 12) & 511;
-		const uint64_t table = e & PTE_ADDR;
-		wr64(k, table + idx * 8, 0);
-		a += big ? PAGE64K : PAGE;
-		if (all_zero(k->phys + table, (big ? 32 : 512) * 8)) {
+		const int big = !!(e & ZS_PDE_64K);
+		const uint64_t table = e & ZS_PTE_ADDR_MASK;
+		wr64(k, table + zs_pt_leaf_index(a, big) * ZS_PT_ENTRY_BYTES, 0);
+		a += zs_pt_page_size(big);
+		if (all_zero(k->phys + table, zs_pt_leaf_entries(big) * ZS_PT_ENTRY_BYTES)) {
 			wr64(k, slot, 0);
 			pt_free_table(k, vm, table);
 		}
 	}
 }
 
-/* CPU view of a GPU address through a VM (for user fences). */
+/* CPU view of a GPU address through a VM (for user fences): the device's
+ * own walk (zs_pt_walk), so the KMD reads and writes a fence exactly where
+ * the GPU would. */
 static uint8_t *vm_ptr(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, int write)
 {
-	int err = 0;
-	uint64_t slot = pde_slot(k, vm, va, 0, &err);
-	uint64_t e = slot ? rd64(k, slot) : 0;
-	if (!(e & PTE_PRESENT))
+	zs_pt_walk_result_t r;
+	const uint64_t pa = zs_pt_walk(k->phys, k->phys_size, vm->root, va, write, &r);
+	if (r.fault != ZS_PT_OK)
 		return NULL;
-	const int big = !!(e & PDE_64K);
-	uint64_t pte = rd64(k, (e & PTE_ADDR) + (big ? (va >> 16) & 31 : (va >> 12) & 511) * 8);
-	if (!(pte & PTE_PRESENT) || (write && !(pte & PTE_WRITABLE)))
-		return NULL;
-	uint64_t pa = (pte & PTE_ADDR) | (va & (big ? 0xffff : 0xfff));
 	return pa + 8 <= k->phys_size ? k->phys + pa : NULL;
 }
 
