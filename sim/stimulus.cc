@@ -1,9 +1,15 @@
 // Standalone mode: run a command-buffer stimulus file with no driver
 // (docs/stimulus.md).  This file plays a minimal KMD: it allocates physical
 // pages, builds page tables, loads modules, writes a batch buffer and rings
-// the doorbell -- all through the hardware interface (MMIO + physical memory).
+// the doorbell.  It programs the device and reaches its memory only through
+// the hardware interface (include/zs/hw_if.h: MMIO and zs_hw_phys), with the
+// shared page-table format and walk (include/zs/pt_format.h).  Of the model
+// it uses only what runs the simulation (GtTop::run_until_idle, the GT's
+// clock) and the ground-truth ledger it reports (thread records, page faults,
+// the engine error's text) -- never its memory or MMU.
 #include "stimulus.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -12,8 +18,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "memory.h"
 #include "zs/hw_if.h"
+#include "zs/pt_format.h"
 #include "zs/ze_module.h"
 
 namespace zesim {
@@ -22,8 +28,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr uint64_t kPage = 4096;
-constexpr uint64_t kPage64 = 65536;
+constexpr uint64_t kPage = ZS_PT_PAGE;
+constexpr uint64_t kPage64 = ZS_PT_PAGE_64K;
 constexpr uint64_t kRingPhys = 0x1000;
 constexpr uint32_t kRingSize = 4096;
 constexpr uint64_t kBatchVa = 0x7f0000000000ull;
@@ -75,50 +81,49 @@ public:
         for (uint64_t off = 0; off < size; off += page) {
             uint64_t table = root_;
             const uint64_t a = va + off;
-            for (int level = 3; level > 0; level--) {
-                const uint64_t idx = (a >> (12 + 9 * level)) & 511;
-                uint64_t e;
-                std::memcpy(&e, mem_ + table + idx * 8, 8);
-                if (!(e & kPtePresent)) {
-                    e = alloc_page() | kPtePresent | kPteWritable | (level == 1 && big ? kPde64K : 0);
-                    std::memcpy(mem_ + table + idx * 8, &e, 8);
-                } else if (level == 1 && bool(e & kPde64K) != big) {
+            for (int level = ZS_PT_LEVELS - 1; level > 0; level--) {
+                const uint64_t slot = table + zs_pt_index(a, level) * ZS_PT_ENTRY_BYTES;
+                uint64_t e = rd64(slot);
+                if (!(e & ZS_PTE_PRESENT)) {
+                    e = zs_pt_table_entry(alloc_page(), level == 1 && big);
+                    wr64(slot, e);
+                } else if (level == 1 && bool(e & ZS_PDE_64K) != big) {
                     throw std::runtime_error("buffer at " + hex(va) + ": 4 KiB and 64 KiB pages mixed in one 2 MiB region");
                 }
-                table = e & kPteAddrMask;
+                table = e & ZS_PTE_ADDR_MASK;
             }
-            const uint64_t idx = big ? (a >> 16) & 31 : (a >> 12) & 511;
-            const uint64_t pte = alloc(page) | kPtePresent | (writable ? kPteWritable : 0);
-            std::memcpy(mem_ + table + idx * 8, &pte, 8);
+            wr64(table + zs_pt_leaf_index(a, big) * ZS_PT_ENTRY_BYTES, zs_pt_leaf_entry(alloc(page), writable));
         }
     }
 
+    // Physical address of `va` as the device would translate it (for a
+    // read: the runner writes read-only buffers too).
     uint64_t translate(uint64_t va)
     {
-        uint64_t table = root_;
-        bool big = false;
-        for (int level = 3; level >= 0; level--) {
-            const uint64_t idx = level == 0 && big ? (va >> 16) & 31 : (va >> (12 + 9 * level)) & 511;
-            uint64_t e;
-            std::memcpy(&e, mem_ + table + idx * 8, 8);
-            if (!(e & kPtePresent))
-                throw std::runtime_error("address " + hex(va) + " is not mapped");
-            big |= level == 1 && (e & kPde64K);
-            table = e & kPteAddrMask;
-        }
-        return big ? table | (va & 0xffff) : table | (va & 0xfff);
+        zs_pt_walk_result_t r;
+        const uint64_t pa = zs_pt_walk(mem_, size_, root_, va, 0, &r);
+        if (r.fault != ZS_PT_OK)
+            throw std::runtime_error("address " + hex(va) + " is not mapped");
+        return pa;
     }
 
+    // Copy through the page tables, one 4 KiB piece at a time.
     void write(uint64_t va, const uint8_t *src, size_t n)
     {
-        for (size_t i = 0; i < n; i++)
-            mem_[translate(va + i)] = src[i];
+        while (n) {
+            const size_t chunk = std::min<uint64_t>(n, kPage - (va & (kPage - 1)));
+            std::memcpy(mem_ + translate(va), src, chunk);
+            va += chunk, src += chunk, n -= chunk;
+        }
     }
 
     void read(uint64_t va, uint8_t *dst, size_t n)
     {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = mem_[translate(va + i)];
+        while (n) {
+            const size_t chunk = std::min<uint64_t>(n, kPage - (va & (kPage - 1)));
+            std::memcpy(dst, mem_ + translate(va), chunk);
+            va += chunk, dst += chunk, n -= chunk;
+        }
     }
 
     static std::string hex(uint64_t v)
@@ -129,6 +134,14 @@ public:
     }
 
 private:
+    uint64_t rd64(uint64_t pa) const
+    {
+        uint64_t v;
+        std::memcpy(&v, mem_ + pa, 8);
+        return v;
+    }
+    void wr64(uint64_t pa, uint64_t v) { std::memcpy(mem_ + pa, &v, 8); }
+
     zs_hw_t *hw_;
     uint8_t *mem_;
     uint64_t size_ = 0, next_phys_, root_;
