@@ -5,7 +5,8 @@
 
 Sources under ROOT:
   driver/             may include only system headers (<...>), the Level Zero headers
-                      (<level_zero/...>), the uAPI ("uapi/zesim_drm.h"), the ISA / module /
+                      (<level_zero/...>), the uAPI ("uapi/zesim_drm.h" and its ioctl table
+                      "uapi/zesim_ioctl_table.h"), the ISA / module /
                       command headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h") and
                       its own headers (files of driver/);
   kmd_shim/kernel/    may not include a model or simulator header (model/, sim/, rtl/,
@@ -25,9 +26,9 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-DRIVER_OK = {"uapi/zesim_drm.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h"}
+DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h"}
 GENERATED = {"driver": {"spv_grammar.h"}}  # the driver's own headers generated at build time
-KERNEL_OK = {"uapi/zesim_drm.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h"}
+KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 
 

@@ -1,8 +1,9 @@
 /* LD_PRELOAD library: a fake DRM render node backed by the zesim daemon
  * (docs/preload.md).  Opening /dev/dri/renderD128 connects to the daemon's
  * socket ($ZESIM_SOCKET); the socket is the file descriptor the program
- * gets.  ioctl() on it is marshalled to the fake KMD (one handler table
- * entry per ioctl, as Mesa's drm-shim does), mmap() maps the GEM object's
+ * gets.  ioctl() on it is marshalled to the fake KMD from the ioctl table
+ * it shares with the KMD (uapi/zesim_ioctl_table.h: the user buffers of each
+ * ioctl and their lengths), mmap() maps the GEM object's
  * memfd, fstat()/stat() describe a character device 226:128, and /dev/dri
  * and a few sysfs files exist even on a machine without a GPU.  Every other
  * file and fd passes through untouched. */
@@ -31,11 +32,11 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
+#include "uapi/zesim_ioctl_table.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 enum { W_MAGIC = 0x4d49535a, W_ERROR = 0xffff, W_OPEN = 8, W_IOCTL = 9, W_MMAP = 10 };
-#define MAX_BLOB (256u << 10)
 #define MAX_FDS 65536
 /* How long past its own timeout a WAIT_USER_FENCE waits for the daemon's
  * reply (docs/preload.md §5): the daemon re-checks a wait every 1 ms while
@@ -583,63 +584,25 @@ static int copy_out(uint64_t dst, const void *src, size_t n)
 }
 
 /* The user buffers an ioctl's argument points to (docs/uapi.md "wire"). */
+/* The user buffers of a call, from the ioctl table shared with the KMD
+ * (uapi/zesim_ioctl_table.h): where each is, how long, which way it goes. */
 static int blobs_for(unsigned long cmd, const void *arg, blob_t *b, unsigned *nb)
 {
 	*nb = 0;
-	switch (cmd) {
-	case DRM_IOCTL_ZESIM_VERSION: {
-		const struct drm_zesim_version *v = arg;
-		b[0] = (blob_t){(uintptr_t)v->name, (uint32_t)v->name_len, 0, 1};
-		b[1] = (blob_t){(uintptr_t)v->date, (uint32_t)v->date_len, 0, 1};
-		b[2] = (blob_t){(uintptr_t)v->desc, (uint32_t)v->desc_len, 0, 1};
-		for (int i = 0; i < 3; i++)
-			if (!b[i].addr)
-				b[i].len = 0;
-		if (v->name_len > MAX_BLOB || v->date_len > MAX_BLOB || v->desc_len > MAX_BLOB)
+	const struct zesim_ioctl_desc *d = zesim_ioctl_find(cmd);
+	if (!d)
+		return 0; /* unknown: the KMD answers EINVAL */
+	for (unsigned i = 0; i < d->nuptr; i++) {
+		const struct zesim_uptr *u = &d->uptr[i];
+		int present;
+		uint64_t addr;
+		uint32_t len;
+		if (zesim_uptr_resolve(u, arg, &present, &addr, &len))
 			return -EINVAL;
-		*nb = 3;
-		return 0;
+		if (present)
+			b[(*nb)++] = (blob_t){addr, len, !!(u->flags & ZESIM_UPTR_IN), !!(u->flags & ZESIM_UPTR_OUT)};
 	}
-	case DRM_IOCTL_ZESIM_DEVICE_QUERY: {
-		const struct drm_zesim_device_query *q = arg;
-		if (q->size && q->data) {
-			if (q->size > MAX_BLOB)
-				return -EINVAL;
-			b[0] = (blob_t){q->data, q->size, 1, 1};
-			*nb = 1;
-		}
-		return 0;
-	}
-	case DRM_IOCTL_ZESIM_VM_BIND: {
-		const struct drm_zesim_vm_bind *v = arg;
-		if ((uint64_t)v->num_binds * sizeof(struct drm_zesim_vm_bind_op) > MAX_BLOB ||
-		    (uint64_t)v->num_syncs * sizeof(struct drm_zesim_sync) > MAX_BLOB)
-			return -EINVAL;
-		if (v->num_binds > 1)
-			b[(*nb)++] = (blob_t){v->vector_of_binds, v->num_binds * (uint32_t)sizeof(struct drm_zesim_vm_bind_op), 1, 0};
-		if (v->num_syncs)
-			b[(*nb)++] = (blob_t){v->syncs, v->num_syncs * (uint32_t)sizeof(struct drm_zesim_sync), 1, 0};
-		return 0;
-	}
-	case DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE: {
-		const struct drm_zesim_exec_queue_create *c = arg;
-		uint64_t n = (uint64_t)c->width * c->num_placements * sizeof(struct drm_zesim_engine_class_instance);
-		if (n > MAX_BLOB)
-			return -EINVAL;
-		b[(*nb)++] = (blob_t){c->instances, (uint32_t)n, 1, 0};
-		return 0;
-	}
-	case DRM_IOCTL_ZESIM_EXEC: {
-		const struct drm_zesim_exec *e = arg;
-		if ((uint64_t)e->num_syncs * sizeof(struct drm_zesim_sync) > MAX_BLOB)
-			return -EINVAL;
-		if (e->num_syncs)
-			b[(*nb)++] = (blob_t){e->syncs, e->num_syncs * (uint32_t)sizeof(struct drm_zesim_sync), 1, 0};
-		return 0;
-	}
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 static void put32(uint8_t **p, uint32_t v)
