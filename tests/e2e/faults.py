@@ -24,19 +24,8 @@ import zedaemon  # noqa: E402
 
 
 def fail(msg, daemon=None):
-    print('faults.py: FAILED: %s' % msg)
-    if daemon is not None:
-        print('--- daemon stderr ---\n%s' % daemon.stderr())
-    sys.exit(1)
+    zedaemon.fail('faults.py', msg, daemon)
 
-
-def stats(daemon):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, zedaemon.KMD_STATS)
-    s.close()
-    if t != zedaemon.KMD_STATS:
-        fail('KMD_STATS: %r' % body, daemon)
-    return json.loads(body)
 
 
 def run_mode(opts, mode, tmp):
@@ -67,7 +56,7 @@ def run_mode(opts, mode, tmp):
             verdict = 'job failed' if mode == 'fail' else 'the job goes on'
             if verdict not in line:
                 fail('%s: case %s: %r does not say %r' % (mode, name, line, verdict), d)
-        st = stats(d)
+        st = d.kmd_stats()
         want_failed = 5 if mode == 'fail' else 0
         if st['eu_faults'] != 5 or st['jobs_faulted'] != want_failed:
             fail('%s: statistics %r' % (mode, st), d)

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,28 +29,9 @@ CTX_IMAGES = 0x1054
 
 
 def fail(msg, daemon=None):
-    print('runaway.py: FAILED: %s' % msg)
-    if daemon is not None:
-        print('--- daemon stderr ---\n%s' % daemon.stderr())
-    sys.exit(1)
+    zedaemon.fail('runaway.py', msg, daemon)
 
 
-def stats(daemon):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, zedaemon.KMD_STATS)
-    s.close()
-    if t != zedaemon.KMD_STATS:
-        fail('KMD_STATS: %r' % body, daemon)
-    return json.loads(body)
-
-
-def mmio(daemon, off):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, zedaemon.MMIO_READ, struct.pack('<I', off))
-    s.close()
-    if t != zedaemon.MMIO_READ:
-        fail('MMIO_READ: %r' % body, daemon)
-    return struct.unpack('<I', body)[0]
 
 
 def main():
@@ -95,7 +75,7 @@ def main():
                 fail('the launching program exited %d:\n%s' % (other.returncode, other.stderr), d)
             if hung.poll() is not None:
                 fail('the spinning program ended early: %s' % hung.communicate()[0], d)
-            st = stats(d)
+            st = d.kmd_stats()
             if st['jobs_timed_out'] or st['timeslices'] < 1:
                 fail('statistics while spinning: %r' % st, d)
             print('runaway.py: %d checked launches in %.2f s beside a runaway kernel (%d time slices)'
@@ -103,13 +83,13 @@ def main():
             os.killpg(hung.pid, signal.SIGKILL)
             hung.wait()
             for _ in range(200):
-                st = stats(d)
+                st = d.kmd_stats()
                 if st['files'] == 0:
                     break
                 time.sleep(0.02)
             if (st['files'], st['bos'], st['vms'], st['queues'], st['jobs']) != (0, 0, 0, 0, 0):
                 fail('objects left after the spinning program was killed: %r' % st, d)
-            images = mmio(d, CTX_IMAGES)
+            images = d.mmio_read(CTX_IMAGES)
             if images:
                 fail('%d saved context states left on the device' % images, d)
             if not d.alive():

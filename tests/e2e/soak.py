@@ -20,7 +20,6 @@ import json
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,19 +33,8 @@ CTX_IMAGES = 0x1054
 
 
 def fail(msg, daemon=None):
-    print('soak.py: FAILED: %s' % msg)
-    if daemon is not None:
-        print('--- daemon stderr (last 40 lines) ---\n%s' % '\n'.join(daemon.stderr().splitlines()[-40:]))
-    sys.exit(1)
+    zedaemon.fail('soak.py', msg, daemon, tail=40)
 
-
-def query(daemon, type_, payload=b''):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, type_, payload)
-    s.close()
-    if t != type_:
-        fail('request %d: %r' % (type_, body), daemon)
-    return body
 
 
 def main():
@@ -66,7 +54,7 @@ def main():
         with zedaemon.Daemon(opts.gpu, '--config', str(config)) as d:
             if not d.alive():
                 fail('the daemon did not start', d)
-            before = json.loads(query(d, zedaemon.KMD_STATS))
+            before = d.kmd_stats()
             env = dict(os.environ, ZESIM_SOCKET=d.path)
             start = time.monotonic()
             progs = [subprocess.Popen([opts.zesim, 'run', '--', opts.launches, opts.misc, str(opts.count),
@@ -87,7 +75,7 @@ def main():
                     victim.wait()
                     victim = None
                     kills += 1
-                st = json.loads(query(d, zedaemon.KMD_STATS))
+                st = d.kmd_stats()
                 line = ('soak: %.0f s, %d programs running, %d clients killed, %d jobs completed, %d faulted, '
                         '%d time slices' % (time.monotonic() - start, sum(p.poll() is None for p in progs), kills,
                                             st['jobs_completed'], st['jobs_faulted'], st['timeslices']))
@@ -110,14 +98,14 @@ def main():
             if not d.alive():
                 fail('the daemon died', d)
             for _ in range(250):
-                st = json.loads(query(d, zedaemon.KMD_STATS))
+                st = d.kmd_stats()
                 if st['files'] == 0:
                     break
                 time.sleep(0.02)
             objs = {k: st[k] for k in ('files', 'bos', 'vms', 'queues', 'jobs', 'bo_bytes', 'pt_bytes')}
             if any(objs.values()) or st['free_bytes'] != before['free_bytes']:
                 fail('the KMD did not get back to zero objects: %r' % st, d)
-            images = struct.unpack('<I', query(d, zedaemon.MMIO_READ, struct.pack('<I', CTX_IMAGES)))[0]
+            images = d.mmio_read(CTX_IMAGES)
             if images:
                 fail('%d saved context states left on the device' % images, d)
             faults = opts.count // opts.fault_every if opts.fault_every else 0

@@ -29,19 +29,8 @@ TIMEOUT_MS = 3000
 
 
 def fail(msg, daemon=None):
-    print('timeout.py: FAILED: %s' % msg)
-    if daemon is not None:
-        print('--- daemon stderr ---\n%s' % daemon.stderr())
-    sys.exit(1)
+    zedaemon.fail('timeout.py', msg, daemon)
 
-
-def stats(daemon):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, zedaemon.KMD_STATS)
-    s.close()
-    if t != zedaemon.KMD_STATS:
-        fail('KMD_STATS: %r' % body, daemon)
-    return json.loads(body)
 
 
 def main():
@@ -70,7 +59,7 @@ def main():
             other = subprocess.Popen([opts.zesim, 'run', '--', opts.vadd, opts.vadd_elf], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             other_out = other.communicate(timeout=120)[0]
-            st = stats(d)
+            st = d.kmd_stats()
             queued = not st['jobs_timed_out'] and st['timeslices'] >= 1
             out = first + hung.communicate(timeout=120)[0]
             elapsed = time.monotonic() - start
@@ -84,7 +73,7 @@ def main():
                 fail('the other client did not complete beside the hung job before its timeout', d)
             if not d.alive():
                 fail('the daemon died', d)
-            st = stats(d)
+            st = d.kmd_stats()
             body = json.dumps(st)
             print('timeout.py: KMD statistics %s' % body)
             if st['jobs_timed_out'] != 1:

@@ -18,7 +18,6 @@ import json
 import os
 import shlex
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -32,19 +31,8 @@ CTX_IMAGES = 0x1054
 
 
 def fail(msg, daemon=None):
-    print('timeslice.py: FAILED: %s' % msg)
-    if daemon is not None:
-        print('--- daemon stderr ---\n%s' % daemon.stderr())
-    sys.exit(1)
+    zedaemon.fail('timeslice.py', msg, daemon)
 
-
-def query(daemon, type_, payload=b''):
-    s = daemon.connect()
-    t, body, _ = zedaemon.request(s, type_, payload)
-    s.close()
-    if t != type_:
-        fail('request %d: %r' % (type_, body), daemon)
-    return body
 
 
 def main():
@@ -85,7 +73,7 @@ def main():
             if failed:
                 fail('\n'.join(failed), d)
             for _ in range(200):
-                st = json.loads(query(d, zedaemon.KMD_STATS))
+                st = d.kmd_stats()
                 if st['files'] == 0:
                     break
                 time.sleep(0.02)
@@ -93,7 +81,7 @@ def main():
                 fail('no time slice happened: %r' % st, d)
             if (st['files'], st['bos'], st['vms'], st['queues'], st['jobs']) != (0, 0, 0, 0, 0):
                 fail('objects left: %r' % st, d)
-            images = struct.unpack('<I', query(d, zedaemon.MMIO_READ, struct.pack('<I', CTX_IMAGES)))[0]
+            images = d.mmio_read(CTX_IMAGES)
             if images:
                 fail('%d saved context states left on the device' % images, d)
             print('timeslice.py: %d programs correct across %d time slices of %d cycles'

@@ -4,6 +4,7 @@ import os
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -37,6 +38,20 @@ def reply(sock, fds=False):
     return type_, body, got
 
 
+class DaemonError(AssertionError):
+    pass
+
+
+def fail(script, msg, daemon=None, tail=None):
+    """A test script's failure: its name, the reason, the daemon's log (the last
+    `tail` lines if given); exits 1."""
+    print("%s: FAILED: %s" % (script, msg))
+    if daemon is not None:
+        log = daemon.stderr().splitlines()
+        print("--- daemon stderr ---\n%s" % "\n".join(log[-tail:] if tail else log))
+    sys.exit(1)
+
+
 class Daemon:
     """zesim-gpu on a private socket; use as a context manager."""
 
@@ -63,6 +78,27 @@ class Daemon:
     def stderr(self):
         self.log.seek(0)
         return self.log.read()
+
+    def query(self, type_, payload=b""):
+        """One request on a connection of its own; the reply's payload.  Raises
+        DaemonError (with the daemon's log) when the reply is not of that type."""
+        s = self.connect()
+        try:
+            t, body, _ = request(s, type_, payload)
+        finally:
+            s.close()
+        if t != type_:
+            raise DaemonError("request %d answered %r: %r\n--- daemon stderr ---\n%s" % (type_, t, body, self.stderr()))
+        return body
+
+    def kmd_stats(self):
+        """The KMD's statistics (docs/kmd.md §10) through the test channel."""
+        import json
+        return json.loads(self.query(KMD_STATS))
+
+    def mmio_read(self, offset):
+        """A device register through the test channel."""
+        return struct.unpack("<I", self.query(MMIO_READ, struct.pack("<I", offset)))[0]
 
     def close(self):
         if self.proc.poll() is None:
