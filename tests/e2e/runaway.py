@@ -14,7 +14,6 @@ wait that long.  Then the spinning program is killed: the daemon frees everythin
 import argparse
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
