@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "uapi/zesim_drm.h"
+#include "uapi/zesim_wire.h"
 #include "zs/gpu_cmds.h"
 #include "zs/ze_module.h"
 
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 	void *fence_map, *text_map, *batch_map;
 	uint32_t fence = (uint32_t)bo(vc.vm_id, 4096, 0x100000, &fence_map);
 	double *bare = calloc((size_t)n, sizeof(double)), *shim = calloc((size_t)n, sizeof(double));
-	uint32_t hello[3] = {0x4d49535a, 1, 0}, reply[64];
+	uint32_t hello[3] = {ZESIM_WIRE_MAGIC, ZESIM_WIRE_HELLO, 0}, reply[64];
 	for (int i = 0; i < n; i++) {
 		double t0 = now_us();
 		if (send(s, hello, sizeof(hello), 0) != sizeof(hello))

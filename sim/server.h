@@ -10,32 +10,39 @@
 
 #include "device.h"
 #include "gt_top.h"
+#include "uapi/zesim_wire.h"
 
 namespace zesim {
 
-// Wire format: every message is a 12-byte header {magic, type, length} in
-// little-endian u32s followed by `length` payload bytes.
-constexpr uint32_t kWireMagic = 0x4d49535a;  // "ZSIM"
-constexpr uint32_t kWireVersion = 1;
-constexpr uint32_t kMaxPayload = 1u << 20;
+// Wire format (docs/daemon.md §2): the one definition is the C header
+// uapi/zesim_wire.h, shared with the preload library and the benches.
+constexpr uint32_t kWireMagic = ZESIM_WIRE_MAGIC;
+constexpr uint32_t kWireVersion = ZESIM_WIRE_VERSION;
+constexpr uint32_t kMaxPayload = ZESIM_WIRE_MAX_PAYLOAD;
 
 enum WireType : uint32_t {
-    kHello = 1,       // -> {version u32, description text}
-    kShutdown = 2,    // -> empty; the daemon exits after replying
-    kWaitIdle = 3,    // -> {cycles u64} once the device is idle
-    // The fake KMD (one connection = one DRM file; docs/uapi.md "wire"):
-    kOpen = 8,        // {pid u32} -> empty
-    kIoctl = 9,       // {cmd u32, arg_size u32, arg, nin u32, nout u32, in blobs (len u32 + bytes), out lens u32}
-                      // -> {ret i32, arg_size u32, arg, nout u32, out blobs (len u32 + bytes)}
-    kMmap = 10,       // {offset u64, length u64} -> {ret i32} with the object's memfd (SCM_RIGHTS)
+    kHello = ZESIM_WIRE_HELLO,
+    kShutdown = ZESIM_WIRE_SHUTDOWN,
+    kWaitIdle = ZESIM_WIRE_WAIT_IDLE,
+    // The fake KMD (one connection = one DRM file; docs/uapi.md §12):
+    kOpen = ZESIM_WIRE_OPEN,
+    kIoctl = ZESIM_WIRE_IOCTL,
+    kMmap = ZESIM_WIRE_MMAP,
     // Test-only side channel (--test-channel):
-    kMmioRead = 16,   // {offset u32} -> {value u32}
-    kMmioWrite = 17,  // {offset u32, value u32} -> empty
-    kGetPhys = 18,    // -> {size u64} with the physical-memory memfd (SCM_RIGHTS)
-    kLedger = 19,     // -> ledger JSON lines closed so far
-    kStimulus = 20,   // {path text} -> result JSON (as zesim-gpu --stimulus)
-    kKmdStats = 21,   // -> KMD object and memory counts as JSON
-    kError = 0xffff,  // reply: error text
+    kMmioRead = ZESIM_WIRE_MMIO_READ,
+    kMmioWrite = ZESIM_WIRE_MMIO_WRITE,
+    kGetPhys = ZESIM_WIRE_GET_PHYS,
+    kLedger = ZESIM_WIRE_LEDGER,
+    kStimulus = ZESIM_WIRE_STIMULUS,
+    kKmdStats = ZESIM_WIRE_KMD_STATS,
+    // A secondary fd's socket (docs/daemon.md §2.1):
+    kFdRead = ZESIM_WIRE_FD_READ,
+    kFdPread = ZESIM_WIRE_FD_PREAD,
+    kFdPwrite = ZESIM_WIRE_FD_PWRITE,
+    kFdIoctl = ZESIM_WIRE_FD_IOCTL,
+    kFdPoll = ZESIM_WIRE_FD_POLL,
+    kFdReady = ZESIM_WIRE_FD_READY,
+    kError = ZESIM_WIRE_ERROR,
 };
 
 struct ServerOptions {

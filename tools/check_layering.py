@@ -13,7 +13,8 @@ Sources under ROOT:
                       Verilator, SystemC): only system headers, its own, the uAPI and the
                       hardware interface's headers ("zs/hw_if.h", "zs/gpu_cmds.h",
                       "zs/gpu_regs.def", "zs/pt_format.h");
-  kmd_shim/preload/   like driver/, without the Level Zero headers.
+  kmd_shim/preload/   like driver/, without the Level Zero headers, plus the wire protocol
+                      ("uapi/zesim_wire.h").
 Binaries (--lib): the driver and the preload library must not contain the fake KMD
 (zk_* functions), the hardware interface (zs_hw_*) or the model (zesim:: C++ symbols):
 they talk to the daemon only through the device node.  Prints every violation with its
@@ -28,6 +29,7 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h"}
 GENERATED = {"driver": {"spv_grammar.h"}}  # the driver's own headers generated at build time
+PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
 KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 
@@ -41,7 +43,7 @@ def check_tree(root):
     rules = [
         ("driver", DRIVER_OK, True),
         ("kmd_shim/kernel", KERNEL_OK, False),
-        ("kmd_shim/preload", DRIVER_OK, False),
+        ("kmd_shim/preload", PRELOAD_OK, False),
     ]
     for sub, allowed, level_zero in rules:
         folder = root / sub

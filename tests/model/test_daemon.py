@@ -86,7 +86,7 @@ class DaemonTest(unittest.TestCase):
         s = self.connect()
         t, body, _ = request(s, HELLO)
         self.assertEqual(t, HELLO)
-        self.assertEqual(struct.unpack_from("<I", body)[0], 1)
+        self.assertEqual(struct.unpack_from("<I", body)[0], 2)  # wire version 2: secondary fds
         self.assertIn(b"1x1x2x4", body)
         t, body, _ = request(s, MMIO_READ, struct.pack("<I", 0x0000))
         self.assertEqual(struct.unpack("<I", body)[0], 0x5A455349)
