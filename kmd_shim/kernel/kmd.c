@@ -67,6 +67,7 @@ void zk_destroy(zk_kmd_t *k)
 	zs_hw_set_irq_handler(k->hw, NULL, NULL);
 	while (k->nfiles)
 		zk_close(k->files[0]);
+	zk_fds_fini(k);
 	free(k->files);
 	free(k->free);
 	free(k);
@@ -95,6 +96,7 @@ zk_file_t *zk_open(zk_kmd_t *k, int pid)
 void zk_close(zk_file_t *f)
 {
 	zk_kmd_t *k = f->kmd;
+	zk_fds_file_closed(k, f); /* its fds hang up (fds.c) */
 	/* Cancel its queued jobs, and its running job with an engine reset. */
 	zk_cancel_queued(k, NULL, f);
 	if (k->running && k->running->file == f) {

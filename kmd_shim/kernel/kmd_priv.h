@@ -8,6 +8,8 @@
  *            user fences (EXEC_QUEUE_CREATE/DESTROY, EXEC, WAIT_USER_FENCE)
  *   query.c  VERSION, DEVICE_QUERY
  *   ioctl.c  the ioctl table (uapi/zesim_ioctl_table.h) and its handlers
+ *   fds.c    fd objects: what an ioctl returns as a new fd (fds.h, docs/kmd.md §12)
+ *   testfd.c the test-only test fd kind (TEST_FD_OPEN, TEST_FD_PRODUCE)
  * Object lifetimes follow a Linux DRM driver: handles hold references, VM mappings
  * hold their GEM objects, exec queues hold their VM, jobs hold their queue; an object
  * is freed at its last reference.  Every ioctl validates its whole argument before
@@ -17,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
 #include "zs/pt_format.h"
@@ -119,6 +122,7 @@ struct zk_kmd {
 	zk_stats_t st;
 	zk_limits_t limits;
 	uint32_t slices, subslices, eus, threads, core_mhz, ts_khz, slm_kb;
+	zk_fds_t fds; /* fd objects ioctls return (fds.c) */
 };
 
 /* Every ioctl handler: the argument (its size checked against the table), the
@@ -167,5 +171,7 @@ int zk_ioctl_vm_bind(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_create(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_destroy(ZK_IOCTL_ARGS);
 int zk_ioctl_wait_user_fence(ZK_IOCTL_ARGS);
+int zk_ioctl_test_fd_open(ZK_IOCTL_ARGS);
+int zk_ioctl_test_fd_produce(ZK_IOCTL_ARGS);
 
 #endif

@@ -312,6 +312,45 @@ struct drm_zesim_version {
 #define DRM_IOCTL_ZESIM_EXEC ZESIM_IOW(ZESIM_DRM_EXEC, struct drm_zesim_exec)
 #define DRM_IOCTL_ZESIM_WAIT_USER_FENCE ZESIM_IOWR(ZESIM_DRM_WAIT_USER_FENCE, struct drm_zesim_wait_user_fence)
 
+/* ---- test-only: a secondary fd that produces records on demand ----------
+ * (docs/uapi.md §13).  For testing how fds returned by ioctls travel (the
+ * OA stream, EU-debug connection and VM fds reuse the same path).  Refused
+ * with -EPERM unless the daemon runs with --test-channel. */
+#define ZESIM_DRM_TEST_FD_OPEN 0x30
+#define ZESIM_DRM_TEST_FD_PRODUCE 0x31
+
+struct drm_zesim_test_fd_open {
+	__u64 extensions;
+	__u32 flags;	/* must be 0 */
+	__u32 id;	/* out: the fd's id, for TEST_FD_PRODUCE from any DRM file */
+	__u64 reserved[2];
+};
+
+/* DRM ioctl: queue `count` records on the test fd `id` (of any file); the
+ * same struct is the test fd's own PRODUCE ioctl, where `id` is 0 or the
+ * fd's id. */
+struct drm_zesim_test_fd_produce {
+	__u32 id;
+	__u32 count; /* 1 .. ZESIM_TEST_FD_MAX_RECORDS - queued, else -EINVAL / -ENOSPC */
+};
+
+/* What read() returns: whole records only. */
+struct drm_zesim_test_fd_record {
+	__u64 seqno; /* 0, 1, 2 ... per fd */
+	__u32 id;    /* the fd's id */
+	__u32 magic; /* ZESIM_TEST_FD_MAGIC */
+};
+#define ZESIM_TEST_FD_MAGIC 0x4446545au /* "ZTFD" */
+#define ZESIM_TEST_FD_MAX_RECORDS 4096u
+#define ZESIM_TEST_FD_SCRATCH 4096u /* bytes of the fd's pread/pwrite area */
+
+/* ioctls of the test fd itself. */
+#define ZESIM_TEST_FD_IOCTL_BASE 'T'
+#define ZESIM_TEST_FD_IOCTL_PRODUCE _IOW(ZESIM_TEST_FD_IOCTL_BASE, 0x00, struct drm_zesim_test_fd_produce)
+
+#define DRM_IOCTL_ZESIM_TEST_FD_OPEN ZESIM_IOWR(ZESIM_DRM_TEST_FD_OPEN, struct drm_zesim_test_fd_open)
+#define DRM_IOCTL_ZESIM_TEST_FD_PRODUCE ZESIM_IOW(ZESIM_DRM_TEST_FD_PRODUCE, struct drm_zesim_test_fd_produce)
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,6 +72,9 @@ static const struct zesim_ioctl_desc zesim_ioctls[] = {
 	 {ZESIM_UPTR(drm_zesim_exec, syncs, num_syncs, sizeof(struct drm_zesim_sync),
 		     ZESIM_UPTR_IN | ZESIM_UPTR_OMIT_EMPTY)}},
 	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, "WAIT_USER_FENCE", sizeof(struct drm_zesim_wait_user_fence), 0, {{0}}},
+	/* test only (docs/uapi.md §13): -EPERM unless the daemon runs with --test-channel */
+	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, "TEST_FD_OPEN", sizeof(struct drm_zesim_test_fd_open), 0, {{0}}},
+	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, "TEST_FD_PRODUCE", sizeof(struct drm_zesim_test_fd_produce), 0, {{0}}},
 };
 
 #define ZESIM_NR_IOCTLS (sizeof(zesim_ioctls) / sizeof(zesim_ioctls[0]))
