@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 
 #include "config.h"
 #include "stimulus.h"
+#include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
 #include "zs/hw_if.h"
@@ -55,6 +57,11 @@ struct Client {
     bool waiting_idle = false;
     int pid = 0;                        // as given at kOpen (log lines)
     zk_file_t *file = nullptr;          // after kOpen
+    // A secondary fd's endpoint (docs/daemon.md §2.1) instead of a client
+    // connection: the KMD fd object it serves, and whether an FD_READY is
+    // on its way that no reply has overtaken yet.
+    zk_fd_t *kfd = nullptr;
+    bool ready_sent = false;
     std::vector<uint8_t> pending_wait;  // a WAIT_USER_FENCE argument still waiting
     std::chrono::steady_clock::time_point deadline;
     bool forever = false;
@@ -213,6 +220,7 @@ public:
         zk_set_job_timeout(kmd_, opt_.job_timeout_ms);
         zk_set_fault_mode(kmd_, opt_.fault_continue ? ZK_FAULT_CONTINUE : ZK_FAULT_FAIL);
         zk_set_timeslice(kmd_, opt_.timeslice_cycles);
+        zk_set_test_channel(kmd_, opt_.test_channel);
         // The fd budget (docs/daemon.md §5): the reserve for the daemon itself
         // (and fds queued in output buffers), then connections, then memfds of
         // GEM objects; so neither clients nor objects can starve accept().
@@ -352,7 +360,8 @@ public:
         return true;
     }
 
-    bool ioctl_reply(Client &c, int ret, const std::vector<uint8_t> &arg, const std::vector<std::vector<uint8_t>> &outs)
+    bool ioctl_reply(Client &c, int ret, const std::vector<uint8_t> &arg, const std::vector<std::vector<uint8_t>> &outs,
+                     uint32_t type = kIoctl, int pass_fd = -1)
     {
         std::vector<uint8_t> b;
         put32(b, uint32_t(ret));
@@ -363,12 +372,143 @@ public:
             put32(b, uint32_t(o.size()));
             b.insert(b.end(), o.begin(), o.end());
         }
-        return send_msg(c, kIoctl, b);
+        return send_msg(c, type, b, pass_fd);
     }
 
-    // kIoctl: unmarshal, run the KMD, marshal the reply (docs/uapi.md).
+    // A new secondary fd (docs/daemon.md §2.1): a socketpair whose one end
+    // joins the epoll set as the fd's endpoint and whose other end goes to
+    // the program with the reply.  The program's end, or -errno (the KMD
+    // object is then closed).
+    int make_endpoint(zk_fd_t *kfd, int pid)
+    {
+        int sv[2] = {-1, -1};
+        if (clients_.size() >= max_clients_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+            const int err = clients_.size() >= max_clients_ ? EMFILE : errno;
+            zk_fd_close(kfd);
+            return -err;
+        }
+        fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+        // Named, so that the preload library knows the fd when a program
+        // passes it to another process (SCM_RIGHTS); unnamed if bind fails.
+        sockaddr_un a = {};
+        a.sun_family = AF_UNIX;
+        const int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, ZESIM_WIRE_FD_NAME "%d/%u", int(getpid()),
+                               zk_fd_id(kfd));
+        bind(sv[0], reinterpret_cast<sockaddr *>(&a), socklen_t(offsetof(sockaddr_un, sun_path) + 1 + size_t(n)));
+        auto cl = std::make_unique<Client>();
+        cl->fd = sv[0];
+        cl->kfd = kfd;
+        cl->pid = pid;
+        epoll_event ev = {};
+        ev.events = EPOLLIN;
+        ev.data.ptr = cl.get();
+        if (epoll_ctl(ep_, EPOLL_CTL_ADD, sv[0], &ev) != 0) {
+            const int err = errno;
+            close(sv[0]);
+            close(sv[1]);
+            zk_fd_close(kfd);
+            return -err;
+        }
+        zk_fd_attach(kfd, cl.get());
+        Client *p = cl.get();
+        clients_.emplace(p, std::move(cl));
+        return sv[1];
+    }
+
+    // Readiness changes of secondary fds (zk_fd_notify, a hang-up at
+    // zk_close, a new endpoint): an FD_READY when one became readable, the
+    // endpoint closed when its owner is gone (the program sees POLLHUP).
+    void fd_events()
+    {
+        while (zk_fd_t *kfd = zk_fd_next_event(kmd_)) {
+            Client *c = static_cast<Client *>(zk_fd_user(kfd));
+            if (!c || c->fd < 0)
+                continue;
+            const unsigned ev = zk_fd_poll(kfd);
+            if (ev & ZK_POLLHUP) {
+                // Replies already queued still go out if the socket takes them.
+                flush(*c);
+                drop(*c);
+            } else if ((ev & ZK_POLLIN) && !c->ready_sent) {
+                c->ready_sent = true;
+                if (!send_msg(*c, kFdReady, {}))
+                    drop(*c);
+            }
+        }
+    }
+
+    // A request on a secondary fd's socket (docs/daemon.md §2.1).
+    bool handle_fd(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
+    {
+        const bool keep = fd_request(c, type, p, len);
+        // The program reads every FD_READY before this reply: another goes
+        // after it while the fd stays readable (fd_events).
+        c.ready_sent = false;
+        if (c.kfd)
+            zk_fd_notify(c.kfd);
+        return keep;
+    }
+
+    bool fd_request(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
+    {
+        auto error = [&](const std::string &why) { return send_text(c, kError, why); };
+        std::vector<uint8_t> b;
+        bool ok;
+        switch (type) {
+        case kFdRead: {
+            if (len != 4)
+                return error("FD_READ takes a 4-byte length");
+            const uint32_t n = std::min(get32(p), ZESIM_WIRE_MAX_FD_IO);
+            b.resize(4 + n);
+            const long r = zk_fd_read(c.kfd, b.data() + 4, n);
+            b.resize(4 + (r > 0 ? size_t(r) : 0));
+            const uint32_t rv = uint32_t(int32_t(r));
+            std::memcpy(b.data(), &rv, 4);
+            ok = send_msg(c, kFdRead, b);
+            break;
+        }
+        case kFdPread: {
+            if (len != 12)
+                return error("FD_PREAD takes an 8-byte offset and a 4-byte length");
+            const uint64_t off = uint64_t(get32(p)) | uint64_t(get32(p + 4)) << 32;
+            const uint32_t n = std::min(get32(p + 8), ZESIM_WIRE_MAX_FD_IO);
+            b.resize(4 + n);
+            const long r = zk_fd_pread(c.kfd, b.data() + 4, n, off);
+            b.resize(4 + (r > 0 ? size_t(r) : 0));
+            const uint32_t rv = uint32_t(int32_t(r));
+            std::memcpy(b.data(), &rv, 4);
+            ok = send_msg(c, kFdPread, b);
+            break;
+        }
+        case kFdPwrite: {
+            if (len < 8 || len - 8 > ZESIM_WIRE_MAX_FD_IO)
+                return error("FD_PWRITE takes an 8-byte offset and at most 256 KiB");
+            const uint64_t off = uint64_t(get32(p)) | uint64_t(get32(p + 4)) << 32;
+            put32(b, uint32_t(int32_t(zk_fd_pwrite(c.kfd, p + 8, len - 8, off))));
+            ok = send_msg(c, kFdPwrite, b);
+            break;
+        }
+        case kFdIoctl:
+            ok = do_ioctl(c, p, len);
+            break;
+        case kFdPoll:
+            if (len)
+                return error("FD_POLL takes no payload");
+            put32(b, zk_fd_poll(c.kfd));
+            ok = send_msg(c, kFdPoll, b);
+            break;
+        default:
+            error("request type " + std::to_string(type) + " is not one of a secondary fd");
+            return false;
+        }
+        return ok;
+    }
+
+    // kIoctl (or kFdIoctl on a secondary fd): unmarshal, run the KMD,
+    // marshal the reply (docs/uapi.md §12), with the fd the ioctl made.
     bool do_ioctl(Client &c, const uint8_t *p, uint32_t len)
     {
+        const uint32_t type = c.kfd ? kFdIoctl : kIoctl;
         Reader r(p, len);
         uint32_t cmd, arg_size, nin, nout;
         const uint8_t *arg;
@@ -394,10 +534,25 @@ public:
         if (!r.done())
             return send_text(c, kError, "malformed ioctl request");
         std::vector<uint8_t> a(arg, arg + arg_size);
-        const int ret = zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
+        int ret = c.kfd ? zk_fd_ioctl(c.kfd, cmd, a.data(), arg_size, in, nin, out, nout)
+                        : zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
         for (uint32_t i = 0; i < nout; i++)
             outs[i].resize(out[i].len);  // the bytes the KMD wrote
+        int pass_fd = -1;
+        if (zk_fd_t *nf = zk_fd_take_new(kmd_)) {
+            if (ret == 0) {
+                ret = make_endpoint(nf, c.pid);
+                if (ret >= 0) {
+                    pass_fd = ret;
+                    ret = 0;
+                }
+            } else {
+                zk_fd_close(nf);  // not given out
+            }
+        }
         zk_service(kmd_);
+        if (ret == ZK_PENDING && c.kfd)
+            ret = -EINVAL;  // fd ioctls do not wait in the daemon
         if (ret == ZK_PENDING) {
             const auto *w = reinterpret_cast<const drm_zesim_wait_user_fence *>(a.data());
             c.pending_wait = a;
@@ -410,7 +565,10 @@ public:
             }
             return true;
         }
-        return ioctl_reply(c, ret, a, outs);
+        const bool ok = ioctl_reply(c, ret, a, outs, type, pass_fd);
+        if (pass_fd >= 0)
+            close(pass_fd);  // sent, or dup'ed into the output buffer
+        return ok;
     }
 
     // Finish fence waits that are satisfied, failed or timed out.
@@ -433,6 +591,10 @@ public:
     bool handle(Client &c, uint32_t type, const uint8_t *p, uint32_t len)
     {
         auto error = [&](const std::string &why) { return send_text(c, kError, why); };
+        if (c.kfd)
+            return handle_fd(c, type, p, len);
+        if (type >= kFdRead && type <= kFdReady)
+            return error("request type " + std::to_string(type) + " is for a secondary fd's socket");
         const bool test_only = (type >= kMmioRead && type <= kKmdStats) || type == kShutdown;
         const bool kmd_call = type == kIoctl || type == kMmap;
         if (kmd_call && !c.file)
@@ -489,14 +651,14 @@ public:
                      "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
                      "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu,\"timeslices\":%llu,\"jobs_faulted\":%llu,"
-                     "\"eu_faults\":%llu}",
+                     "\"eu_faults\":%llu,\"fds\":%u}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
                      (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions,
                      (unsigned long long)st.jobs_timed_out, (unsigned long long)st.timeslices,
                      (unsigned long long)st.jobs_faulted,
-                     (unsigned long long)st.eu_faults);
+                     (unsigned long long)st.eu_faults, zk_fd_count(kmd_));
             return send_text(c, kKmdStats, buf);
         }
         case kMmioRead: {
@@ -719,9 +881,11 @@ public:
             }
             turn.clear();
             zk_service(kmd_);
+            fd_events();
             if (dev_.busy())
                 top_.run_until_idle(opt_.quantum, true);  // held while the ledger's subscriber lags
             zk_service(kmd_);
+            fd_events();
             for (size_t i = 0; i < waiters_.size(); i++) {
                 Client *c = waiters_[i];
                 if (c->fd >= 0 && !check_wait(*c))
@@ -745,6 +909,7 @@ public:
                         drop(*c);
                 }
             }
+            fd_events();  // owners dropped in this iteration: hang up their fds
             reap();
         }
         // Stopping: what the sockets take of pending replies (SHUTDOWN's) goes out.
@@ -753,6 +918,8 @@ public:
                 flush(*kv.first);
                 drop(*kv.first);
             }
+        while (zk_fd_next_event(kmd_)) {
+        }
         reap();
         close(ep_);
         ep_ = -1;
@@ -778,8 +945,11 @@ public:
             dev_.gt().ledger().set_subscribed(false);
         }
         if (c.file)
-            zk_close(c.file);
+            zk_close(c.file);  // hangs up its secondary fds: fd_events closes their endpoints
         c.file = nullptr;
+        if (c.kfd)
+            zk_fd_close(c.kfd);
+        c.kfd = nullptr;
         c.pending_wait.clear();
         for (auto &f : c.out_fds)
             close(f.second);

@@ -3,9 +3,13 @@
  * socket ($ZESIM_SOCKET); the socket is the file descriptor the program
  * gets.  ioctl() on it is marshalled to the fake KMD from the ioctl table
  * it shares with the KMD (uapi/zesim_ioctl_table.h: the user buffers of each
- * ioctl and their lengths), mmap() maps the GEM object's
- * memfd, fstat()/stat() describe a character device 226:128, and /dev/dri
- * and a few sysfs files exist even on a machine without a GPU.  Every other
+ * ioctl and their lengths), mmap() maps the GEM object's memfd,
+ * fstat()/stat() describe a character device 226:128, and /dev/dri and a
+ * few sysfs files exist even on a machine without a GPU.  An ioctl that
+ * returns a new fd (a secondary fd: test fd, later OA stream, debug
+ * connection) gives the program one end of a socketpair from the daemon;
+ * read/pread/pwrite/ioctl on it are marshalled on that socket, and
+ * poll/select/epoll work natively on it (docs/preload.md §3.1).  Every other
  * file and fd passes through untouched. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,10 +37,12 @@
 
 #include "uapi/zesim_drm.h"
 #include "uapi/zesim_ioctl_table.h"
+#include "uapi/zesim_wire.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { W_MAGIC = 0x4d49535a, W_ERROR = 0xffff, W_OPEN = 8, W_IOCTL = 9, W_MMAP = 10 };
+enum { W_MAGIC = ZESIM_WIRE_MAGIC, W_ERROR = ZESIM_WIRE_ERROR, W_OPEN = ZESIM_WIRE_OPEN, W_IOCTL = ZESIM_WIRE_IOCTL,
+       W_MMAP = ZESIM_WIRE_MMAP };
 #define MAX_FDS 65536
 /* How long past its own timeout a WAIT_USER_FENCE waits for the daemon's
  * reply (docs/preload.md §5): the daemon re-checks a wait every 1 ms while
@@ -78,6 +84,9 @@ static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static FILE *(*real_fopen)(const char *, const char *);
 static FILE *(*real_fopen64)(const char *, const char *);
 static ssize_t (*real_readlink)(const char *, char *, size_t);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static ssize_t (*real_pread64)(int, void *, size_t, off64_t);
+static ssize_t (*real_pwrite64)(int, const void *, size_t, off64_t);
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -87,7 +96,7 @@ static void resolve(void)
 	R(open); R(open64); R(openat); R(openat64); R(close); R(ioctl); R(mmap); R(mmap64);
 	R(fstat); R(fstat64); R(stat); R(stat64); R(lstat); R(lstat64); R(fstatat); R(fstatat64);
 	R(access); R(faccessat); R(opendir); R(dup); R(dup2); R(dup3); R(fcntl); R(read); R(pread);
-	R(pwrite); R(fopen); R(fopen64); R(readlink); R(fcntl64); R(write);
+	R(pwrite); R(fopen); R(fopen64); R(readlink); R(fcntl64); R(write); R(recvmsg); R(pread64); R(pwrite64);
 #undef R
 }
 
@@ -98,6 +107,9 @@ static void init(void) { pthread_once(&init_once, resolve); }
 typedef struct conn {
 	pthread_mutex_t lock; /* held for a request and its reply */
 	int refs;	      /* fds (dups) that refer to this connection */
+	/* A secondary fd's socket (§3.1), not a DRM connection: only `lock`,
+	 * `refs` and `broken` (the daemon hung it up) are used. */
+	int secondary;
 	/* Under `lock`: a WAIT_USER_FENCE gave up on its reply, which the daemon
 	 * still sends; it is read and dropped before the next request. */
 	int owed;
@@ -110,7 +122,8 @@ typedef struct conn {
 static conn_t *fds[MAX_FDS];
 static pthread_mutex_t fds_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static conn_t *conn_of(int fd)
+/* Either kind of tracked fd. */
+static conn_t *obj_of(int fd)
 {
 	if (fd < 0 || fd >= MAX_FDS)
 		return NULL;
@@ -119,6 +132,14 @@ static conn_t *conn_of(int fd)
 	pthread_mutex_unlock(&fds_lock);
 	return c;
 }
+
+/* A DRM connection (the device fd). */
+static conn_t *conn_of(int fd)
+{
+	conn_t *c = obj_of(fd);
+	return c && !c->secondary ? c : NULL;
+}
+
 
 static void track(int fd, conn_t *c)
 {
@@ -350,7 +371,7 @@ static int recv_msg(int fd, uint64_t deadline, uint8_t **out, uint32_t *out_len,
 	mh.msg_controllen = sizeof(ctrl);
 	ssize_t k;
 	do
-		k = recvmsg(fd, &mh, MSG_WAITALL | MSG_CMSG_CLOEXEC);
+		k = real_recvmsg(fd, &mh, MSG_WAITALL | MSG_CMSG_CLOEXEC);
 	while (k < 0 && errno == EINTR);
 	int passed = -1;
 	if (k > 0)
@@ -585,7 +606,233 @@ static int copy_out(uint64_t dst, const void *src, size_t n)
 	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
-/* The user buffers an ioctl's argument points to (docs/uapi.md "wire"). */
+/* ---- secondary fds (docs/preload.md §3.1) ------------------------------------------- */
+
+/* The program's fd is one end of a socketpair whose other end is the
+ * daemon's endpoint for the KMD fd object.  On it: our FD_* requests and
+ * their replies, and the daemon's FD_READY, sent while the object is
+ * readable and no reply has followed it yet: so the socket is readable
+ * (poll/select/epoll, natively) while records are there, and the daemon
+ * closing its end (the owner's DRM file closed) is POLLHUP and end of file.
+ * The program may have made the socket non-blocking (O_NONBLOCK on "its"
+ * fd): every wait here is a poll. */
+
+static int track_secondary(int fd)
+{
+	conn_t *c = calloc(1, sizeof(*c));
+	if (!c || fd >= MAX_FDS) {
+		free(c);
+		return -1;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	c->secondary = 1;
+	track(fd, c);
+	return 0;
+}
+
+/* An fd another process passed us (SCM_RIGHTS): the daemon names its end
+ * of a secondary fd's socketpair "\0zesim-fd/<pid>/<id>". */
+static int is_secondary_socket(int fd)
+{
+	struct sockaddr_un a;
+	socklen_t n = sizeof(a);
+	const size_t pre = sizeof(ZESIM_WIRE_FD_NAME) - 1;
+	if (getpeername(fd, (struct sockaddr *)&a, &n) != 0 || a.sun_family != AF_UNIX ||
+	    n < offsetof(struct sockaddr_un, sun_path) + 1 + pre)
+		return 0;
+	return a.sun_path[0] == 0 && memcmp(a.sun_path + 1, ZESIM_WIRE_FD_NAME, pre) == 0;
+}
+
+static int wait_io(int fd, short ev)
+{
+	struct pollfd p = {.fd = fd, .events = ev};
+	int k;
+	do
+		k = poll(&p, 1, -1);
+	while (k < 0 && errno == EINTR);
+	return k < 0 ? -1 : 0;
+}
+
+static int sfd_send(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	while (n) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+		if (k < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && !wait_io(fd, POLLOUT))))
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Exactly n bytes; an fd passed with them lands in *rfd (closed without
+ * rfd).  0, or -1 at end of file or an error. */
+static int sfd_recv(int fd, void *buf, size_t n, int *rfd)
+{
+	uint8_t *p = buf;
+	while (n) {
+		struct iovec iov = {p, n};
+		char ctrl[CMSG_SPACE(sizeof(int))];
+		struct msghdr mh = {0};
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctrl;
+		mh.msg_controllen = sizeof(ctrl);
+		ssize_t k = real_recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		if (k < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && !wait_io(fd, POLLIN))))
+			continue;
+		if (k > 0)
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+				if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+					int got;
+					memcpy(&got, CMSG_DATA(c), sizeof(int));
+					if (rfd && *rfd < 0)
+						*rfd = got;
+					else
+						real_close(got);
+				}
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* One request and its reply on a secondary fd, skipping FD_READY messages.
+ * Returns the reply type (payload malloc'ed into *out), -EPIPE when the
+ * daemon hung the fd up (or went away), -EIO when the stream is not ours. */
+static int sfd_transact(int fd, conn_t *c, uint32_t type, const void *payload, uint32_t len, uint8_t **out,
+			uint32_t *out_len, int *rfd)
+{
+	*out = NULL;
+	if (rfd)
+		*rfd = -1;
+	pthread_mutex_lock(&c->lock);
+	int t = -EPIPE;
+	if (c->broken)
+		goto done;
+	uint8_t small[512];
+	const uint32_t hdr[3] = {W_MAGIC, type, len};
+	int bad;
+	if (len <= sizeof(small) - sizeof(hdr)) {
+		memcpy(small, hdr, sizeof(hdr));
+		memcpy(small + sizeof(hdr), payload, len);
+		bad = sfd_send(fd, small, sizeof(hdr) + len);
+	} else {
+		bad = sfd_send(fd, hdr, sizeof(hdr)) || sfd_send(fd, payload, len);
+	}
+	if (bad)
+		goto broken;
+	for (;;) {
+		uint32_t h[3];
+		if (sfd_recv(fd, h, sizeof(h), rfd))
+			goto broken;
+		if (h[0] != W_MAGIC) {
+			t = -EIO;
+			goto broken;
+		}
+		uint8_t *b = malloc(h[2] ? h[2] : 1);
+		if (!b || sfd_recv(fd, b, h[2], rfd)) {
+			free(b);
+			goto broken;
+		}
+		if (h[1] == ZESIM_WIRE_FD_READY) {
+			free(b);
+			continue;
+		}
+		*out = b;
+		*out_len = h[2];
+		t = (int)h[1];
+		goto done;
+	}
+broken:
+	c->broken = 1;
+done:
+	pthread_mutex_unlock(&c->lock);
+	if (t < 0 && rfd && *rfd >= 0) {
+		real_close(*rfd);
+		*rfd = -1;
+	}
+	return t;
+}
+
+/* read(): whole records, as the KMD object gives them.  A blocking read
+ * waits for the socket to become readable (FD_READY, or the hang-up) and
+ * asks again. */
+static ssize_t sfd_io(int fd, conn_t *c, void *buf, size_t n, int pos, off_t off, const void *wbuf)
+{
+	for (;;) {
+		uint8_t req[12];
+		uint32_t rl, type;
+		uint8_t *wreq = NULL;
+		const uint32_t want = n > ZESIM_WIRE_MAX_FD_IO ? ZESIM_WIRE_MAX_FD_IO : (uint32_t)n;
+		const uint64_t o = (uint64_t)off;
+		if (pos && off < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (wbuf) { /* pwrite */
+			type = ZESIM_WIRE_FD_PWRITE;
+			rl = 8 + want;
+			wreq = malloc(rl);
+			if (!wreq) {
+				errno = ENOMEM;
+				return -1;
+			}
+			memcpy(wreq, &o, 8);
+			if (copy_in(wreq + 8, (uintptr_t)wbuf, want)) {
+				free(wreq);
+				errno = EFAULT;
+				return -1;
+			}
+		} else if (pos) {
+			type = ZESIM_WIRE_FD_PREAD;
+			memcpy(req, &o, 8);
+			memcpy(req + 8, &want, 4);
+			rl = 12;
+		} else {
+			type = ZESIM_WIRE_FD_READ;
+			memcpy(req, &want, 4);
+			rl = 4;
+		}
+		uint8_t *rep;
+		uint32_t rlen;
+		int t = sfd_transact(fd, c, type, wreq ? wreq : req, rl, &rep, &rlen, NULL);
+		free(wreq);
+		if (t == -EPIPE && type == ZESIM_WIRE_FD_READ)
+			return 0; /* hung up: end of file */
+		int32_t ret = -EIO;
+		if (t == W_ERROR)
+			ret = -EINVAL;
+		else if (t == (int)type && rlen >= 4) {
+			memcpy(&ret, rep, 4);
+			if (ret > 0 && (wbuf ? (uint32_t)ret > want : (rlen - 4 != (uint32_t)ret || (uint32_t)ret > want)))
+				ret = -EIO;
+			else if (ret > 0 && !wbuf && copy_out((uintptr_t)buf, rep + 4, (size_t)ret))
+				ret = -EFAULT;
+		}
+		free(rep);
+		if (ret == -EAGAIN && !pos && !(real_fcntl(fd, F_GETFL) & O_NONBLOCK)) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			if (poll(&p, 1, -1) < 0) {
+				if (errno != EINTR)
+					errno = EIO;
+				return -1;
+			}
+			continue;
+		}
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
+	}
+}
+
 /* The user buffers of a call, from the ioctl table shared with the KMD
  * (uapi/zesim_ioctl_table.h): where each is, how long, which way it goes. */
 static int blobs_for(unsigned long cmd, const void *arg, blob_t *b, unsigned *nb)
@@ -613,9 +860,11 @@ static void put32(uint8_t **p, uint32_t v)
 	*p += 4;
 }
 
+/* An ioctl on the device fd, or on a secondary fd (c->secondary: any type,
+ * no user buffers yet; the KMD object checks the command). */
 static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 {
-	if (_IOC_TYPE(cmd) != ZESIM_DRM_IOCTL_BASE)
+	if (!c->secondary && _IOC_TYPE(cmd) != ZESIM_DRM_IOCTL_BASE)
 		return -ENOTTY;
 	const uint32_t size = _IOC_SIZE(cmd);
 	uint8_t arg[4096];
@@ -624,8 +873,8 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	if (size && copy_in(arg, (uintptr_t)argp, size))
 		return -EFAULT;
 	blob_t b[4];
-	unsigned nb;
-	int rc = blobs_for(cmd, arg, b, &nb);
+	unsigned nb = 0;
+	int rc = c->secondary ? 0 : blobs_for(cmd, arg, b, &nb);
 	if (rc)
 		return rc;
 	size_t total = 16 + size + 8;
@@ -670,8 +919,14 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	}
 	uint8_t *rep = NULL;
 	uint32_t rlen = 0;
-	int t = conn_lock(c, wait_end);
-	if (t == 0 && wait_end) {
+	int newfd = -1; /* an fd the ioctl returns */
+	const int want = c->secondary ? ZESIM_WIRE_FD_IOCTL : W_IOCTL;
+	int t = c->secondary ? 0 : conn_lock(c, wait_end);
+	if (c->secondary) {
+		t = sfd_transact(fd, c, ZESIM_WIRE_FD_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, &newfd);
+		if (t == -EPIPE)
+			t = -EIO;
+	} else if (t == 0 && wait_end) {
 		/* The daemon counts the timeout from when it reads the request,
 		 * which may be later than the call: send what is left. */
 		if (!(t = drain_owed(fd, c, wait_end))) {
@@ -682,13 +937,15 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 			pthread_mutex_unlock(&c->lock);
 		}
 	}
-	if (t == 0) {
-		t = transact(fd, c, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, NULL, wait_end);
+	if (t == 0 && !c->secondary) {
+		t = transact(fd, c, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, &newfd, wait_end);
 		pthread_mutex_unlock(&c->lock);
 	}
 	free(req);
-	if (t != W_IOCTL || rlen < 8) {
+	if (t != want || rlen < 8) {
 		free(rep);
+		if (newfd >= 0)
+			real_close(newfd);
 		return t == -ETIME ? -ETIME : t == W_ERROR ? -EINVAL : -EIO; /* -EIO: the daemon went away */
 	}
 	if (w && size >= sizeof(*w) && rlen >= 8 + sizeof(*w))
@@ -727,6 +984,14 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 		}
 	}
 	free(rep);
+	if (newfd >= 0) {
+		/* The ioctl made a secondary fd: it is the call's result. */
+		if (rc || ret || track_secondary(newfd)) {
+			real_close(newfd);
+			return rc ? rc : ret ? ret : -ENOMEM;
+		}
+		return newfd;
+	}
 	return rc ? rc : ret;
 }
 
@@ -816,7 +1081,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 EXPORT int close(int fd)
 {
 	init();
-	if (conn_of(fd))
+	if (obj_of(fd))
 		untrack(fd);
 	return real_close(fd);
 }
@@ -828,7 +1093,7 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	init();
-	conn_t *c = conn_of(fd);
+	conn_t *c = obj_of(fd);
 	if (!c)
 		return real_ioctl(fd, request, arg);
 	int rc = device_ioctl(fd, c, request, arg);
@@ -1019,7 +1284,7 @@ EXPORT ssize_t readlink(const char *path, char *buf, size_t n)
 
 static int dup_track(int oldfd, int newfd)
 {
-	conn_t *c = conn_of(oldfd);
+	conn_t *c = obj_of(oldfd);
 	if (newfd >= 0 && c)
 		track(newfd, c);
 	return newfd;
@@ -1036,7 +1301,7 @@ EXPORT int dup2(int fd, int fd2)
 	init();
 	if (fd == fd2)
 		return real_dup2(fd, fd2); /* no new descriptor */
-	if (conn_of(fd2))
+	if (obj_of(fd2))
 		untrack(fd2);
 	return dup_track(fd, real_dup2(fd, fd2));
 }
@@ -1044,7 +1309,7 @@ EXPORT int dup2(int fd, int fd2)
 EXPORT int dup3(int fd, int fd2, int flags)
 {
 	init();
-	if (conn_of(fd2) && fd2 != fd)
+	if (obj_of(fd2) && fd2 != fd)
 		untrack(fd2);
 	return dup_track(fd, real_dup3(fd, fd2, flags));
 }
@@ -1080,7 +1345,7 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	init();
-	if (conn_of(fd)) {
+	if (obj_of(fd)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1091,17 +1356,34 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	init();
-	if (conn_of(fd)) {
+	conn_t *c = obj_of(fd);
+	if (c && c->secondary)
+		return sfd_io(fd, c, buf, n, 0, 0, NULL);
+	if (c) {
 		errno = EAGAIN;
 		return -1;
 	}
 	return real_read(fd, buf, n);
 }
 
+/* _FORTIFY_SOURCE's read(). */
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen) {
+		static const char msg[] = "*** buffer overflow detected ***: terminated\n";
+		real_write(2, msg, sizeof(msg) - 1);
+		abort();
+	}
+	return read(fd, buf, n);
+}
+
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	init();
-	if (conn_of(fd)) {
+	conn_t *c = obj_of(fd);
+	if (c && c->secondary)
+		return sfd_io(fd, c, buf, n, 1, off, NULL);
+	if (c) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1111,9 +1393,53 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	init();
-	if (conn_of(fd)) {
+	conn_t *c = obj_of(fd);
+	if (c && c->secondary)
+		return sfd_io(fd, c, NULL, n, 1, off, buf);
+	if (c) {
 		errno = EINVAL;
 		return -1;
 	}
 	return real_pwrite(fd, buf, n, off);
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	init();
+	if (obj_of(fd))
+		return pread(fd, buf, n, (off_t)off);
+	return (real_pread64 ? real_pread64 : (ssize_t(*)(int, void *, size_t, off64_t))real_pread)(fd, buf, n, off);
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+	init();
+	if (obj_of(fd))
+		return pwrite(fd, buf, n, (off_t)off);
+	return (real_pwrite64 ? real_pwrite64 : (ssize_t(*)(int, const void *, size_t, off64_t))real_pwrite)(fd, buf, n,
+													 off);
+}
+
+/* A secondary fd another process passes over a unix socket becomes one
+ * here too (recognised by the daemon's name for its end). */
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	init();
+	const ssize_t r = real_recvmsg(fd, msg, flags);
+	if (r < 0 || !msg || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return r;
+	const int err = errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (!obj_of(got) && is_secondary_socket(got))
+				track_secondary(got);
+		}
+	}
+	errno = err;
+	return r;
 }
