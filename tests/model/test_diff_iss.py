@@ -123,6 +123,7 @@ def main():
                     help="page size the model maps the buffers with")
     a = ap.parse_args()
     failures = []
+    cases = dict.fromkeys(("partial-SIMD", "faulting threads", "atomics", "SLM"), 0)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         for seed in range(a.first, a.first + a.count):
@@ -144,12 +145,19 @@ def main():
                 failures.append(f"seed {seed}: {e}")
                 continue
             failures += compare(seed, iss, model)
+            led = iss.ledger.to_json()
+            simd = zeiss._load_module(str(mod)).kernels[setup["kernel"]].simd
+            cases["partial-SIMD"] += (setup["group_size"][0] * setup["group_size"][1] * setup["group_size"][2]) % simd != 0
+            cases["faulting threads"] += any(t.status == "exception" for t in iss.threads)
+            cases["atomics"] += led["sends"]["atomic"] + led["sends"]["slm.atomic"] > 0
+            cases["SLM"] += led["bytes"]["slm_read"] + led["bytes"]["slm_write"] > 0
             done = seed - a.first + 1
             if done % 100 == 0:
                 print(f"  {done}/{a.count} programs, {len(failures)} problems", flush=True)
     for f in failures[:30]:
         print("FAIL", f)
-    print(f"model ({a.preset}, {a.page_size // 1024} KiB pages) vs ISS: {a.count} programs, {len(failures)} problems")
+    print(f"model ({a.preset}, {a.page_size // 1024} KiB pages) vs ISS: {a.count} programs, {len(failures)} problems"
+          " (final state and ledger; programs with " + ", ".join(f"{k} {v}" for k, v in cases.items()) + ")")
     sys.exit(1 if failures else 0)
 
 
