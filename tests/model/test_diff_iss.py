@@ -2,7 +2,10 @@
 """Differential test: random programs (tests/stimulus/zegen.py, fixed seeds)
 run on the SystemC model (zesim-gpu, standalone stimulus mode) and on the
 Python reference ISS must end with identical global memory, identical final
-GRF and flags in every thread, and the same thread status."""
+GRF and flags in every thread, and the same thread status; and the model's
+ground-truth ledger (docs/oa.md), summed over its windows, must equal the ISS's
+own count of every timing-free field: threads_dispatched/retired, inst.<class>,
+lane_ops, sends.<message>, bytes.l3_read/l3_write/slm_read/slm_write, barriers."""
 import argparse
 import json
 import pathlib
@@ -28,13 +31,54 @@ def stimulus_for(setup, module_path, page_size=4096):
     }
 
 
-def run_model(gpu, preset, stim_path, extra=()):
-    r = subprocess.run([gpu, "--preset", preset, "--capture-threads", "--stimulus", str(stim_path), *extra],
-                       capture_output=True, text=True, timeout=300,
+def run_model(gpu, preset, stim_path, extra=(), ledger_path=None):
+    """The stimulus result; with `ledger_path`, also the ledger's totals as result["ledger"]."""
+    ledger = ("--ledger", str(ledger_path)) if ledger_path else ()
+    r = subprocess.run([gpu, "--preset", preset, "--capture-threads", "--stimulus", str(stim_path), *ledger,
+                        *extra], capture_output=True, text=True, timeout=300,
                        env={"SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"})
     if r.returncode:
         raise RuntimeError(f"zesim-gpu failed: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+    out = json.loads(r.stdout)
+    if ledger_path:
+        out["ledger"] = ledger_totals(pathlib.Path(ledger_path).read_text())
+    return out
+
+
+def ledger_totals(text):
+    """Sum of the timing-free fields over every window of a ledger file (docs/oa.md §3.1)."""
+    total = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        w = json.loads(line)
+        for key in LEDGER_FIELDS:
+            if isinstance(w[key], dict):
+                sub = total.setdefault(key, {})
+                for k, v in w[key].items():
+                    sub[k] = sub.get(k, 0) + v
+            else:
+                total[key] = total.get(key, 0) + w[key]
+    return total
+
+
+LEDGER_FIELDS = ("threads_dispatched", "threads_retired", "inst", "lane_ops", "sends", "bytes", "barriers")
+TIMED_BYTES = ("dram",)  # depends on the cache state: not the ISS's to know
+
+
+def compare_ledger(iss_ledger, model_ledger):
+    """Differences between the ISS's counts and the model's ledger totals, field by field."""
+    problems = []
+    for key in LEDGER_FIELDS:
+        want, got = iss_ledger[key], model_ledger.get(key)
+        if isinstance(want, dict):
+            got = {k: v for k, v in (got or {}).items() if k not in TIMED_BYTES}
+            for k in sorted(set(want) | set(got)):
+                if want.get(k) != got.get(k):
+                    problems.append(f"ledger {key}.{k}: model {got.get(k)} ISS {want.get(k)}")
+        elif want != got:
+            problems.append(f"ledger {key}: model {got} ISS {want}")
+    return problems
 
 
 def compare(seed, iss, model):
@@ -63,6 +107,8 @@ def compare(seed, iss, model):
                 break
         if (m["f0"], m["f1"]) != t.flags:
             problems.append(f"thread {t.group}/{t.index}: flags {m['f0']:#x},{m['f1']:#x} vs ISS {t.flags}")
+    if "ledger" in model:
+        problems += compare_ledger(iss.ledger.to_json(), model["ledger"])
     return [f"seed {seed}: {p}" for p in problems]
 
 
@@ -77,11 +123,12 @@ def main():
                     help="page size the model maps the buffers with")
     a = ap.parse_args()
     failures = []
+    cases = dict.fromkeys(("partial-SIMD", "faulting threads", "atomics", "SLM"), 0)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         for seed in range(a.first, a.first + a.count):
             text, setup, _ = zegen.generate(seed)
-            src, mod, stim = tmp / "p.zeasm", tmp / "p.elf", tmp / "p.json"
+            src, mod, stim, ledger = tmp / "p.zeasm", tmp / "p.elf", tmp / "p.json", tmp / "p.ledger"
             src.write_text(text)
             r = zetools.assemble(a.as_path, src, mod)
             if r.returncode:
@@ -93,17 +140,24 @@ def main():
                                      {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
                                      setup.get("local_sizes", {}))
             try:
-                model = run_model(a.gpu, a.preset, stim)
+                model = run_model(a.gpu, a.preset, stim, ledger_path=ledger)
             except (RuntimeError, json.JSONDecodeError) as e:
                 failures.append(f"seed {seed}: {e}")
                 continue
             failures += compare(seed, iss, model)
+            led = iss.ledger.to_json()
+            simd = zeiss._load_module(str(mod)).kernels[setup["kernel"]].simd
+            cases["partial-SIMD"] += (setup["group_size"][0] * setup["group_size"][1] * setup["group_size"][2]) % simd != 0
+            cases["faulting threads"] += any(t.status == "exception" for t in iss.threads)
+            cases["atomics"] += led["sends"]["atomic"] + led["sends"]["slm.atomic"] > 0
+            cases["SLM"] += led["bytes"]["slm_read"] + led["bytes"]["slm_write"] > 0
             done = seed - a.first + 1
             if done % 100 == 0:
                 print(f"  {done}/{a.count} programs, {len(failures)} problems", flush=True)
     for f in failures[:30]:
         print("FAIL", f)
-    print(f"model ({a.preset}, {a.page_size // 1024} KiB pages) vs ISS: {a.count} programs, {len(failures)} problems")
+    print(f"model ({a.preset}, {a.page_size // 1024} KiB pages) vs ISS: {a.count} programs, {len(failures)} problems"
+          " (final state and ledger; programs with " + ", ".join(f"{k} {v}" for k, v in cases.items()) + ")")
     sys.exit(1 if failures else 0)
 
 

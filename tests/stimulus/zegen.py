@@ -13,6 +13,10 @@ CLI: zegen.py --seed N [--count C] --out DIR
   writes DIR/gen_<seed>.zeasm and DIR/gen_<seed>.json (the setup plus
   "expected_text": {kernel: hex}) for seeds N .. N+C-1; `zeiss.py run --setup` reads it.
 
+About 30% of the programs contain a send that faults in exactly one work item's channel
+per group (faulting_send): that thread ends with a page fault, misaligned or SLM-bounds
+exception, the other threads complete.
+
 Every program terminates (loop trip counts are bounded per lane), is race-free in the
 sense of docs/isa.md §4 (each work item writes only its own global and SLM slots,
 shared counters only see commutative atomics with a null destination, SLM is read
@@ -284,6 +288,46 @@ class _Generator:
         self.send('atomic', a=vec(ADDR_A), p=payload, b=sca(ARGS, 4), atomic=op,
                   pred=self.random_pred(0.15))
 
+    def faulting_send(self, slm_allowed):
+        """A send in which exactly one work item's channel faults (page fault or misaligned
+        for global memory, SLM bounds or misaligned for SLM).  The predicate enables the
+        lanes from that work item on, up to it, or only it: its thread ends with the
+        exception before any channel is performed (the ledger counts the send, no bytes);
+        the group's other threads perform the message on their enabled lanes (often none).
+        SLM messages only come before slm_phase (their writes would race with its reads)."""
+        rng = self.rng
+        msgs = ('load', 'store', 'atomic') + (('slm.load', 'slm.store', 'slm.atomic') if slm_allowed else ())
+        msg = rng.choice(msgs)
+        slm = msg.startswith('slm.')
+        victim = rng.randrange(self.items)
+        vsize = 1
+        if slm:  # the work item's own SLM slot (r7.7 + lid * slot bytes)
+            vsize = rng.randint(1, self.slm_vsize) if msg != 'slm.atomic' else 1
+            self.op('mul', vec(ADDR_A), [vec(LID), IMM], imm=4 * self.slm_vsize)
+            self.op('add', vec(ADDR_A), [vec(ADDR_A), sca(ARGS, 7)])
+            base = NULL
+        elif msg == 'atomic':  # the add counter: commutative, null destination
+            self.op('mov', vec(ADDR_A), [IMM], imm=4 * GLOBAL_ATOMICS.index('add'))
+            base = sca(ARGS, 4)
+        else:  # the work item's own output slot
+            vsize = rng.randint(1, 4)
+            self.address(ADDR_A, OUT_SLOT, 4 * rng.randrange(SLOT_DWORDS - vsize + 1))
+            base = sca(ARGS, 0)
+        kind = rng.choice(('misaligned', 'range'))
+        delta = 2 if kind == 'misaligned' else (0x10000 if slm else 0x08000000)  # past SLM / nothing mapped
+        self.op('cmp', NULL, [vec(LID), IMM], cmod='eq', imm=victim, flag=0)
+        self.op('add', vec(ADDR_A), [vec(ADDR_A), IMM], imm=delta, pred=(0, False))
+        self.op('cmp', NULL, [vec(LID), IMM], cmod=rng.choice(('ge', 'le', 'eq')), imm=victim, flag=0)
+        kw = {'a': vec(ADDR_A), 'b': base, 'vsize': vsize, 'pred': (0, False)}
+        if msg.endswith('load'):
+            kw['dst'] = vec(SEND_DATA)
+        elif msg.endswith('store'):
+            self.gather(vsize)
+            kw['p'] = vec(SEND_DATA)
+        else:
+            kw.update(p=vec(self.var()), atomic='add')
+        self.send(msg, **kw)
+
     def misc(self):
         choice = self.rng.randrange(3)
         if choice == 0:
@@ -451,8 +495,13 @@ class _Generator:
             '.arg tmp local']
         self.prologue()
         self.block(0, self.rng.randint(15, 35))
+        fault = self.rng.random() < 0.3  # a third of the programs: one work item per group faults
+        if fault and self.rng.random() < 0.6:
+            self.faulting_send(slm_allowed=True)
         self.slm_phase()
         self.block(0, self.rng.randint(5, 15))
+        if fault and self.rng.random() < 0.5:
+            self.faulting_send(slm_allowed=False)
         self.epilogue()
         for index in range(len(self.functions)):
             self.function(index)

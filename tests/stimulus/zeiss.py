@@ -34,6 +34,11 @@ Choices where docs/isa.md leaves freedom (documented for the model side):
   - the ISS installs no SIP: every exception ends the thread and is reported;
   - fetching outside the kernel's text section is an illegal-instruction exception.
 
+The result also carries `ledger`: the dispatch's totals of every docs/oa.md §2 field that
+follows from execution alone, counted here by the rule table (not by the model's code):
+threads_dispatched/retired, inst.<class>, lane_ops, sends.<message>,
+bytes.l3_read/l3_write/slm_read/slm_write and barriers (see Ledger).
+
 CLI: zeiss.py run --help
 """
 
@@ -106,6 +111,54 @@ class ThreadResult:
         return self.arf['f0'][0], self.arf['f1'][0]
 
 
+MEMORY_FAULTS = ('page_fault', 'misaligned', 'slm_bounds')  # raised by a send in the memory system
+# message -> (bytes field per dword read, per dword written); docs/oa.md §2
+_MSG_BYTES = {'load': ('l3_read', None), 'store': (None, 'l3_write'), 'atomic': ('l3_read', 'l3_write'),
+              'slm.load': ('slm_read', None), 'slm.store': (None, 'slm_write'),
+              'slm.atomic': ('slm_read', 'slm_write')}
+
+
+class Ledger:
+    """The timing-free docs/oa.md §2 fields of one dispatch, as totals.
+
+    inst.<class> / lane_ops: every instruction that executes, including halt, send.eot and
+    sends that then fault in the memory system; not an instruction whose fetch fails (text
+    bounds, breakpoint, illegal encoding) or that raises a stack/illegal exception.  The
+    channel mask is the one before the instruction executes.  sends.<message>: the same
+    sends.  bytes: 4 per dword per enabled channel (atomics: one dword, counted read and
+    write), nothing for a faulting message.  barriers: one per release of a group.
+    """
+
+    def __init__(self):
+        self.threads_dispatched = 0
+        self.threads_retired = 0
+        self.inst = {lat.name: 0 for lat in ISA.latencies.values()}
+        self.lane_ops = 0
+        self.sends = {m.name: 0 for m in ISA.msgs}
+        self.bytes = {'l3_read': 0, 'l3_write': 0, 'slm_read': 0, 'slm_write': 0}
+        self.barriers = 0
+
+    def instruction(self, ins, mask, completed):
+        is_send = ins.op.name == 'send'
+        self.inst['send' if is_send else ins.op.latency.name] += 1
+        self.lane_ops += bin(mask).count('1')
+        if not is_send:
+            return
+        msg = ins.msg.name
+        self.sends[msg] += 1
+        if not completed or msg not in _MSG_BYTES:
+            return
+        dwords = (1 if msg.endswith('atomic') else ins.vsize) * bin(mask).count('1')
+        for field in _MSG_BYTES[msg]:
+            if field:
+                self.bytes[field] += 4 * dwords
+
+    def to_json(self):
+        return {'threads_dispatched': self.threads_dispatched, 'threads_retired': self.threads_retired,
+                'inst': dict(self.inst), 'lane_ops': self.lane_ops, 'sends': dict(self.sends),
+                'bytes': dict(self.bytes), 'barriers': self.barriers}
+
+
 @dataclass
 class DispatchResult:
     kernel: str
@@ -114,10 +167,12 @@ class DispatchResult:
     threads: list
     steps: int
     hang: object = None  # message when the step limit was reached
+    ledger: object = None  # Ledger
 
     def to_json(self):
         return {
             'kernel': self.kernel, 'steps': self.steps, 'hang': self.hang,
+            'ledger': self.ledger.to_json() if self.ledger else None,
             'memory': {'0x%x' % a: bytes(d).hex() for a, d in sorted(self.memory.items())},
             'slm': [bytes(s).hex() for s in self.slm],
             'threads': [{
@@ -419,15 +474,23 @@ class Thread:
     # -- execution ---------------------------------------------------------------
 
     def step(self):
+        ins = None
+        ledger = self.program.ledger
         try:
             ins = self.fetch()
+            mask = self.enabled_mask(ins)  # lane_ops: the mask before the instruction runs
             self.next_ip = self.ip + INSTRUCTION_BYTES
             self.execute(ins)
+            ledger.instruction(ins, mask, completed=True)
             self.executed += 1
             if self.status in (RUNNING, BARRIER):  # an ended thread reports the ip it ended at
                 self.ip = self.next_ip
         except ThreadFault as fault:
+            if ins is not None and ins.op.name == 'send' and fault.name in MEMORY_FAULTS:
+                ledger.instruction(ins, mask, completed=False)
             self.raise_exception(fault)
+        if self.status in (EOT, HALT, EXCEPTION):
+            ledger.threads_retired += 1
 
     def fetch(self):
         text = self.program.kernel.text
@@ -713,6 +776,7 @@ class _Program:
         self.kernel = kernel
         self.memory = memory
         self.cache = {}
+        self.ledger = Ledger()
 
     def decoded(self, ip):
         if ip not in self.cache:
@@ -800,6 +864,7 @@ def run_dispatch(module, kernel, groups=(1, 1, 1), group_size=None, args=b'', bu
         slm = SharedLocalMemory(slm_size)
         slms.append(slm)
         members.append([Thread(program, gid, t, slm) for t in range(nthreads)])
+        program.ledger.threads_dispatched += nthreads
         for th in members[-1]:
             _payload(th, k, gid, group_size, linear, nthreads, area)
     steps, hang = 0, None
@@ -812,7 +877,8 @@ def run_dispatch(module, kernel, groups=(1, 1, 1), group_size=None, args=b'', bu
                 th.status = HANG
     return DispatchResult(kernel, {b: bytes(d) for b, d in program.memory.data.items()},
                           [bytes(s.data) for s in slms],
-                          [th.result() for group in members for th in group], steps, hang)
+                          [th.result() for group in members for th in group], steps, hang,
+                          program.ledger)
 
 
 def _run_group(threads, steps, step_limit, schedule):
@@ -830,6 +896,7 @@ def _run_group(threads, steps, step_limit, schedule):
                 return steps, None
             for th in waiting:  # every thread that has not ended reached the barrier
                 th.status = RUNNING
+            threads[0].program.ledger.barriers += 1
             continue
         for th in reversed(running) if serial else running:
             while th.status == RUNNING:
