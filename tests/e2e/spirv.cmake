@@ -23,6 +23,8 @@ endforeach()
 e2e_test(spirv_ops spirv_ops ${SPV_KERNEL_DIR})
 e2e_test(spirv_narrow spirv_narrow ${SPV_KERNEL_DIR}/narrow.spv ${SPV_KERNEL_DIR}/private.spv)
 e2e_test(spirv_spec_constants spirv spec ${SPV_KERNEL_DIR}/spec_constants.spv)
+# Every OpSpecConstantOp operation the evaluator handles, against the host.
+e2e_test(spirv_spec_ops spirv spec_ops ${SPV_KERNEL_DIR}/spec_ops.spv)
 # Program-scope variables; printf (the test compares the exact output of a
 # child process, stdout and stderr, with the text it expects).
 e2e_test(spirv_constdata spirv_printf constdata ${SPV_KERNEL_DIR})

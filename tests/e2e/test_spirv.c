@@ -7,7 +7,8 @@
  *
  * KERNEL: vadd (also argument reflection and the native binary, reloaded as a
  * ZE-ISA module), saxpy, elementwise, reduce, histogram, builtins (3-D ids,
- * sizes and group counts, reqd_work_group_size), spec (specialization constants). */
+ * sizes and group counts, reqd_work_group_size), spec (specialization constants),
+ * spec_ops (every OpSpecConstantOp operation against the host). */
 #include <math.h>
 
 #include "spirv.h"
@@ -441,6 +442,162 @@ static void test_spec(e2e_t *e, const char *path)
 	note("spec: specialization constants, defaults and overrides (32-bit, bool, 64-bit, OpSpecConstantOp)");
 }
 
+/* ---- every OpSpecConstantOp operation ---------------------------------------- */
+
+/* The values of tests/kernels/spec_ops.spvasm's specialization constants. */
+typedef struct {
+	uint32_t a, b;	 /* SpecIds 10, 11 */
+	uint8_t c;	 /* 12, bool */
+	uint64_t d, e;	 /* 13, 14 */
+	uint32_t s;	 /* 15, a shift amount below 8 */
+	uint8_t n;	 /* 16, 8-bit */
+} spec_vals_t;
+
+#define SPEC_OPS 55
+
+static const char *const spec_op_names[SPEC_OPS] = {
+	"IAdd", "ISub", "IMul", "UDiv", "UMod", "SDiv", "SRem", "SNegate", "Not", "BitwiseAnd", "BitwiseOr",
+	"BitwiseXor", "ShiftLeftLogical", "ShiftRightLogical", "ShiftRightArithmetic", "UConvert 32->64",
+	"SConvert 32->64", "UConvert 64->32", "SConvert 64->32", "Select c a b", "IEqual", "INotEqual", "ULessThan",
+	"UGreaterThan", "ULessThanEqual", "UGreaterThanEqual", "SLessThan", "SGreaterThan", "SLessThanEqual",
+	"SGreaterThanEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "LogicalEqual", "LogicalNotEqual", "IAdd 64",
+	"ISub 64", "IMul 64", "SDiv 64", "SRem 64", "UDiv 64", "UMod 64", "ShiftRightArithmetic 64",
+	"ShiftLeftLogical 64", "ShiftRightLogical 64", "SNegate 64", "SLessThan 64", "ULessThan 64",
+	"Select slt d e", "Select bool", "SConvert 8->32", "UConvert 8->32", "ShiftRightArithmetic 8", "IAdd 8",
+	"IAdd (Select) (IMul)"};
+
+/* The same expressions on the host, with C's fixed-width types: out[k] as
+ * the kernel stores it (32- and 8-bit results zero-extended, booleans 1/0). */
+static void spec_ops_host(const spec_vals_t *v, uint64_t *o)
+{
+	const uint32_t a = v->a, b = v->b, s = v->s;
+	const int32_t sa = (int32_t)a, sb = (int32_t)b;
+	const int c = v->c != 0;
+	const uint64_t d = v->d, e = v->e;
+	const int64_t sd = (int64_t)d, se = (int64_t)e;
+	const int slt = sa < sb;
+	o[0] = (uint32_t)(a + b);
+	o[1] = (uint32_t)(a - b);
+	o[2] = (uint32_t)(a * b);
+	o[3] = a / b;
+	o[4] = a % b;
+	o[5] = (uint32_t)(sa / sb);
+	o[6] = (uint32_t)(sa % sb);
+	o[7] = (uint32_t)(0u - a);
+	o[8] = (uint32_t)~a;
+	o[9] = a & b;
+	o[10] = a | b;
+	o[11] = a ^ b;
+	o[12] = (uint32_t)(a << s);
+	o[13] = a >> s;
+	o[14] = (uint32_t)(sa >> s);
+	o[15] = a;
+	o[16] = (uint64_t)(int64_t)sa;
+	o[17] = (uint32_t)d;
+	o[18] = (uint32_t)d;
+	o[19] = c ? a : b;
+	o[20] = a == b;
+	o[21] = a != b;
+	o[22] = a < b;
+	o[23] = a > b;
+	o[24] = a <= b;
+	o[25] = a >= b;
+	o[26] = sa < sb;
+	o[27] = sa > sb;
+	o[28] = sa <= sb;
+	o[29] = sa >= sb;
+	o[30] = c && slt;
+	o[31] = c || slt;
+	o[32] = !c;
+	o[33] = c == slt;
+	o[34] = c != slt;
+	o[35] = d + e;
+	o[36] = d - e;
+	o[37] = d * e;
+	o[38] = (uint64_t)(sd / se);
+	o[39] = (uint64_t)(sd % se);
+	o[40] = d / e;
+	o[41] = d % e;
+	o[42] = (uint64_t)(sd >> s);
+	o[43] = d << s;
+	o[44] = d >> s;
+	o[45] = 0 - d;
+	o[46] = sd < se;
+	o[47] = d < e;
+	o[48] = slt ? d : e;
+	o[49] = c ? a == b : a < b;
+	o[50] = (uint32_t)(int32_t)(int8_t)v->n;
+	o[51] = v->n;
+	o[52] = (uint8_t)((int8_t)v->n >> s);
+	o[53] = (uint8_t)(v->n + v->n);
+	o[54] = (uint32_t)((c ? a : b) + a * b);
+}
+
+static void run_spec_ops(e2e_t *e, const char *path, const spec_vals_t *v, uint32_t mask, const char *what)
+{
+	/* mask: which constants are overridden (bit 0 = a ... bit 6 = n); the
+	 * others keep their defaults, which v must then hold. */
+	const uint32_t all_ids[7] = {10, 11, 12, 13, 14, 15, 16};
+	const void *all_values[7] = {&v->a, &v->b, &v->c, &v->d, &v->e, &v->s, &v->n};
+	uint32_t ids[7];
+	const void *values[7];
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < 7; i++)
+		if (mask >> i & 1) {
+			ids[count] = all_ids[i];
+			values[count++] = all_values[i];
+		}
+	const ze_module_constants_t sc = {count, ids, values};
+	size_t size;
+	uint8_t *bin = read_file(path, &size);
+	ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bin, "",
+			       count ? &sc : NULL};
+	ze_module_handle_t m;
+	CHECK(zeModuleCreate(e->ctx, e->dev, &md, &m, NULL));
+	free(bin);
+	ze_kernel_handle_t k = e2e_kernel(m, "spec_ops");
+	uint64_t *out = e2e_alloc_shared(e, SPEC_OPS * 8);
+	for (uint32_t i = 0; i < SPEC_OPS; i++)
+		out[i] = 0xdeadbeefdeadbeefull;
+	const e2e_arg_t args[] = {{8, &out}};
+	e2e_set_args(k, 1, args);
+	launch(e, k, 1, 1, 1, 1, 1, 1);
+	uint64_t want[SPEC_OPS];
+	spec_ops_host(v, want);
+	for (uint32_t i = 0; i < SPEC_OPS; i++)
+		EXPECT(out[i] == want[i], "%s: out[%u] (%s) = 0x%llx, expected 0x%llx (a=%d b=%d c=%u d=%lld e=%lld s=%u n=0x%x)",
+		       what, i, spec_op_names[i], (unsigned long long)out[i], (unsigned long long)want[i], (int32_t)v->a,
+		       (int32_t)v->b, v->c, (long long)v->d, (long long)v->e, v->s, v->n);
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+}
+
+static void test_spec_ops(e2e_t *e, const char *path)
+{
+	const spec_vals_t def = {7, 3, 0, 0x100000005ull, 2, 5, 240};
+	run_spec_ops(e, path, &def, 0, "defaults");
+	/* Only the bool: every condition on c flips, the rest stays. */
+	spec_vals_t v = def;
+	v.c = 1;
+	run_spec_ops(e, path, &v, 1u << 2, "c overridden alone");
+	/* Signs flipped: a negative (signed and unsigned orders now differ), d
+	 * negative, the 8-bit value positive. */
+	const spec_vals_t neg_a = {(uint32_t)-7, 3, 1, (uint64_t)-0x100000005ll, 2, 3, 0x7f};
+	run_spec_ops(e, path, &neg_a, 0x7f, "a, d negative");
+	const spec_vals_t neg_b = {7, (uint32_t)-3, 0, 0x100000005ull, (uint64_t)-3, 1, 0x81};
+	run_spec_ops(e, path, &neg_b, 0x7f, "b, e negative");
+	const spec_vals_t both = {(uint32_t)-100, (uint32_t)-7, 1, 0x7ffffffffffffff1ull, (uint64_t)-16, 7, 0x80};
+	run_spec_ops(e, path, &both, 0x7f, "both negative");
+	const spec_vals_t equal = {0x80000000u, 0x80000000u, 0, (uint64_t)-5, (uint64_t)-5, 0, 1};
+	run_spec_ops(e, path, &equal, 0x7f, "equal operands");
+	const spec_vals_t big = {0xfffffff0u, 0x10u, 1, 0x8000000000000000ull, 0x7fffffffffffffffull, 4, 0xff};
+	run_spec_ops(e, path, &big, 0x7f, "extremes");
+	note("spec_ops: %u OpSpecConstantOp expressions (every operation the evaluator handles), defaults and 6 "
+	     "override sets, against the host",
+	     SPEC_OPS);
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc == 3, "usage: test_spirv KERNEL MODULE.spv");
@@ -461,6 +618,8 @@ int main(int argc, char **argv)
 		test_builtins(&e, path);
 	else if (strcmp(which, "spec") == 0)
 		test_spec(&e, path);
+	else if (strcmp(which, "spec_ops") == 0)
+		test_spec_ops(&e, path);
 	else
 		EXPECT(0, "unknown kernel %s", which);
 	e2e_fini(&e);
