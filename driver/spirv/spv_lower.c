@@ -358,11 +358,19 @@ static void spec_constant_op(spv_ctx_t *c, const spv_inst_t *in)
 	case SpvOpIMul: r = a[0] * a[1]; break;
 	case SpvOpUDiv: r = a[1] ? a[0] / a[1] : 0; break;
 	case SpvOpUMod: r = a[1] ? a[0] % a[1] : 0; break;
+	/* A divisor of -1 is done without dividing: INT64_MIN / -1 (undefined in
+	 * SPIR-V) would trap on the host; it wraps to INT64_MIN, remainder 0. */
 	case SpvOpSDiv:
-		r = sext(a[1], w) ? (uint64_t)((int64_t)sext(a[0], w) / (int64_t)sext(a[1], w)) : 0;
+		if (sext(a[1], w) == ~0ull)
+			r = -a[0];
+		else
+			r = sext(a[1], w) ? (uint64_t)((int64_t)sext(a[0], w) / (int64_t)sext(a[1], w)) : 0;
 		break;
 	case SpvOpSRem:
-		r = sext(a[1], w) ? (uint64_t)((int64_t)sext(a[0], w) % (int64_t)sext(a[1], w)) : 0;
+		if (sext(a[1], w) == ~0ull)
+			r = 0;
+		else
+			r = sext(a[1], w) ? (uint64_t)((int64_t)sext(a[0], w) % (int64_t)sext(a[1], w)) : 0;
 		break;
 	case SpvOpSNegate: r = -a[0]; break;
 	case SpvOpNot: r = ~a[0]; break;

@@ -481,8 +481,8 @@ static void spec_ops_host(const spec_vals_t *v, uint64_t *o)
 	o[2] = (uint32_t)(a * b);
 	o[3] = a / b;
 	o[4] = a % b;
-	o[5] = (uint32_t)(sa / sb);
-	o[6] = (uint32_t)(sa % sb);
+	o[5] = sb == -1 ? 0u - a : (uint32_t)(sa / sb); /* INT_MIN / -1 wraps */
+	o[6] = sb == -1 ? 0 : (uint32_t)(sa % sb);
 	o[7] = (uint32_t)(0u - a);
 	o[8] = (uint32_t)~a;
 	o[9] = a & b;
@@ -514,8 +514,8 @@ static void spec_ops_host(const spec_vals_t *v, uint64_t *o)
 	o[35] = d + e;
 	o[36] = d - e;
 	o[37] = d * e;
-	o[38] = (uint64_t)(sd / se);
-	o[39] = (uint64_t)(sd % se);
+	o[38] = se == -1 ? 0 - d : (uint64_t)(sd / se); /* INT64_MIN / -1 wraps */
+	o[39] = se == -1 ? 0 : (uint64_t)(sd % se);
 	o[40] = d / e;
 	o[41] = d % e;
 	o[42] = (uint64_t)(sd >> s);
@@ -593,7 +593,12 @@ static void test_spec_ops(e2e_t *e, const char *path)
 	run_spec_ops(e, path, &equal, 0x7f, "equal operands");
 	const spec_vals_t big = {0xfffffff0u, 0x10u, 1, 0x8000000000000000ull, 0x7fffffffffffffffull, 4, 0xff};
 	run_spec_ops(e, path, &big, 0x7f, "extremes");
-	note("spec_ops: %u OpSpecConstantOp expressions (every operation the evaluator handles), defaults and 6 "
+	/* The one signed 64-bit division that overflows: the result is
+	 * undefined in SPIR-V, but the build must not trap (the evaluator wraps:
+	 * INT64_MIN / -1 = INT64_MIN, INT64_MIN % -1 = 0, as spec_ops_host). */
+	const spec_vals_t ovf = {0x80000000u, 0xffffffffu, 0, 0x8000000000000000ull, (uint64_t)-1, 6, 0x80};
+	run_spec_ops(e, path, &ovf, 0x7f, "INT_MIN / -1");
+	note("spec_ops: %u OpSpecConstantOp expressions (every operation the evaluator handles), defaults and 7 "
 	     "override sets, against the host",
 	     SPEC_OPS);
 }
