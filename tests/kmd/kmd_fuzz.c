@@ -1,7 +1,12 @@
 /* Random and boundary arguments on every ioctl of the fake KMD, run under
  * ASan/UBSan against a fake hardware interface.  Every call must return 0
  * or one of the errno values docs/uapi.md lists, never crash, and once all
- * files are closed every object and byte of memory must be back.
+ * files are closed every object and byte of memory must be back.  The oracle
+ * also knows which inputs must fail: a call whose argument, or a struct it
+ * points to, has a non-zero byte in a must-be-zero field (tests/kmd/
+ * ioctl_reserved.h) must not succeed.  In 1 of 4 calls a twin of the call
+ * with one such byte set is made first, so that the check bites whenever the
+ * call itself would have succeeded.
  *   kmd_fuzz [SEED [ITERATIONS]] */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,10 +16,12 @@
 #include <string.h>
 
 #include "fake_hw.h"
+#include "ioctl_reserved.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
 
 static uint64_t state;
+static long must_fail_calls;
 
 static uint64_t rnd(void)
 {
@@ -88,6 +95,75 @@ static void fill_op(struct drm_zesim_vm_bind_op *o)
 	corrupt(o, sizeof(*o));
 }
 
+/* The nested struct kind r->where of a call: its element size and where in
+ * the buffer the field's struct starts. */
+static size_t rsv_elem(const struct zesim_rsv *r, size_t len)
+{
+	return r->where == RSV_OPS ? sizeof(struct drm_zesim_vm_bind_op) : r->where == RSV_SYNCS ? sizeof(struct drm_zesim_sync) : len;
+}
+
+static size_t rsv_base(const struct zesim_rsv *r)
+{
+	return r->where == RSV_ECI ? offsetof(struct drm_zesim_query_engine_cycles, eci) : 0;
+}
+
+/* The oracle's "must fail": a must-be-zero byte set that the KMD has to look at
+ * (the inline op only with one op, arrays only when their length is right, the
+ * eci only when the query reads its buffer). */
+static int must_fail(unsigned long cmd, const void *arg, const zk_blob_t *in, const int *blob_of)
+{
+	const struct drm_zesim_vm_bind *vb = arg;
+	const struct drm_zesim_exec *ex = arg;
+	const struct drm_zesim_device_query *q = arg;
+	for (size_t i = 0; i < ZESIM_NR_RSV; i++) {
+		const struct zesim_rsv *r = &zesim_rsv_fields[i];
+		if (r->cmd != cmd)
+			continue;
+		if (r->where == RSV_ARG || r->where == RSV_INLINE_OP) {
+			if ((r->where == RSV_ARG || vb->num_binds == 1) && zesim_rsv_nonzero(arg, r->off, r->size))
+				return 1;
+			continue;
+		}
+		if (blob_of[r->where] < 0)
+			continue;
+		const zk_blob_t *b = &in[blob_of[r->where]];
+		uint64_t want = r->where == RSV_OPS	  ? (uint64_t)vb->num_binds * sizeof(struct drm_zesim_vm_bind_op)
+				: r->where == RSV_SYNCS	  ? (uint64_t)(cmd == DRM_IOCTL_ZESIM_EXEC ? ex->num_syncs : vb->num_syncs) *
+								sizeof(struct drm_zesim_sync)
+				: r->where == RSV_INSTANCE ? sizeof(struct drm_zesim_engine_class_instance)
+				: q->query == ZESIM_QUERY_ENGINE_CYCLES && q->size ? sizeof(struct drm_zesim_query_engine_cycles)
+										   : ~0ull;
+		if (b->len != want)
+			continue;
+		const size_t el = rsv_elem(r, b->len);
+		for (size_t e = 0; e + el <= b->len; e += el)
+			if (zesim_rsv_nonzero(b->data, e + rsv_base(r) + r->off, r->size))
+				return 1;
+	}
+	return 0;
+}
+
+/* Set one bit of one must-be-zero field of the call (or nothing, when the
+ * field picked is not in it). */
+static void set_rsv_byte(unsigned long cmd, void *arg, const zk_blob_t *in, const int *blob_of)
+{
+	const struct zesim_rsv *r = &zesim_rsv_fields[rnd() % ZESIM_NR_RSV];
+	if (r->cmd != cmd)
+		return;
+	uint8_t *p = NULL;
+	if (r->where == RSV_ARG || r->where == RSV_INLINE_OP) {
+		p = (uint8_t *)arg + r->off;
+	} else if (blob_of[r->where] >= 0 && in[blob_of[r->where]].len) {
+		const zk_blob_t *b = &in[blob_of[r->where]];
+		const size_t el = rsv_elem(r, b->len), n = b->len / el;
+		const size_t at = (n ? rnd() % n : 0) * el + rsv_base(r) + r->off;
+		if (at + r->size <= b->len)
+			p = (uint8_t *)b->data + at;
+	}
+	if (p)
+		p[rnd() % r->size] |= (uint8_t)(1u << (rnd() % 8));
+}
+
 static int one_ioctl(zk_file_t *f)
 {
 	unsigned long cmd = rnd() % 16 ? cmds[rnd() % (sizeof(cmds) / sizeof(cmds[0]))] : (unsigned long)rnd();
@@ -111,6 +187,7 @@ static int one_ioctl(zk_file_t *f)
 	zk_blob_t in[4];
 	zk_out_blob_t out[4];
 	unsigned nin = 0, nout = 0;
+	int ops_blob = -1, syncs_blob = -1, inst_blob = -1, eci_blob = -1; /* which in[] holds what */
 	switch (cmd) {
 	case DRM_IOCTL_ZESIM_VERSION:
 		for (nout = 0; nout < 3; nout++)
@@ -130,6 +207,7 @@ static int one_ioctl(zk_file_t *f)
 				c->eci.engine_class = ZESIM_ENGINE_CLASS_COMPUTE;
 				c->clockid = 4;
 			}
+			eci_blob = (int)nin;
 			in[nin++] = (zk_blob_t){inbuf[0], n};
 			out[nout++] = (zk_out_blob_t){outbuf[0], rnd() % 8 ? a.q.size : (uint32_t)(rnd() % 300)};
 		}
@@ -162,6 +240,7 @@ static int one_ioctl(zk_file_t *f)
 				n = 200;
 			for (uint32_t i = 0; i < n; i++)
 				fill_op((struct drm_zesim_vm_bind_op *)inbuf[0] + i);
+			ops_blob = (int)nin;
 			in[nin++] = (zk_blob_t){inbuf[0], (uint32_t)(n * sizeof(struct drm_zesim_vm_bind_op))};
 		}
 		if (a.vb.num_syncs) {
@@ -170,6 +249,7 @@ static int one_ioctl(zk_file_t *f)
 				n = 200;
 			for (uint32_t i = 0; i < n; i++)
 				fill_sync((struct drm_zesim_sync *)inbuf[1] + i);
+			syncs_blob = (int)nin;
 			in[nin++] = (zk_blob_t){inbuf[1], (uint32_t)(n * sizeof(struct drm_zesim_sync))};
 		}
 		break;
@@ -182,6 +262,7 @@ static int one_ioctl(zk_file_t *f)
 		memset(e, 0, sizeof(*e));
 		e->engine_class = (uint16_t)val(ZESIM_ENGINE_CLASS_COMPUTE);
 		corrupt(e, sizeof(*e));
+		inst_blob = (int)nin;
 		in[nin++] = (zk_blob_t){inbuf[0], rnd() % 8 ? (uint32_t)sizeof(*e) : (uint32_t)(rnd() % 32)};
 		break;
 	}
@@ -197,6 +278,7 @@ static int one_ioctl(zk_file_t *f)
 			uint32_t n = a.ex.num_syncs < 100 ? a.ex.num_syncs : 3;
 			for (uint32_t i = 0; i < n; i++)
 				fill_sync((struct drm_zesim_sync *)inbuf[0] + i);
+			syncs_blob = (int)nin;
 			in[nin++] = (zk_blob_t){inbuf[0], (uint32_t)(n * sizeof(struct drm_zesim_sync))};
 		}
 		break;
@@ -212,15 +294,52 @@ static int one_ioctl(zk_file_t *f)
 		break;
 	}
 	corrupt(&a, 64);
+	const int blob_of[] = {[RSV_ARG] = -1, [RSV_INLINE_OP] = -1, [RSV_OPS] = ops_blob,
+			       [RSV_SYNCS] = syncs_blob, [RSV_INSTANCE] = inst_blob, [RSV_ECI] = eci_blob};
 	uint32_t size = (uint32_t)_IOC_SIZE(cmd);
 	if (size > sizeof(a) || rnd() % 16 == 0)
 		size = (uint32_t)(rnd() % sizeof(a));
+	/* The must-fail twin: in 1 of 4 calls, first the same call with one
+	 * must-be-zero byte set (in the argument or a struct it points to); it
+	 * must fail, and so change nothing, whatever the call itself returns. */
+	if (size == (uint32_t)_IOC_SIZE(cmd) && rnd() % 4 == 0) {
+		static uint8_t twin_in[4][16384];
+		uint8_t twin[sizeof(a)];
+		zk_blob_t tin[4];
+		memcpy(twin, &a, sizeof(a));
+		for (unsigned i = 0; i < nin; i++) {
+			memcpy(twin_in[i], in[i].data, in[i].len);
+			tin[i] = (zk_blob_t){twin_in[i], in[i].len};
+		}
+		for (int tries = 0; tries < 8 && !must_fail(cmd, twin, tin, blob_of); tries++)
+			set_rsv_byte(cmd, twin, tin, blob_of);
+		if (must_fail(cmd, twin, tin, blob_of)) {
+			int rc = zk_ioctl(f, cmd, twin, size, tin, nin, out, nout);
+			if (rc == ZK_PENDING && cmd == DRM_IOCTL_ZESIM_WAIT_USER_FENCE)
+				rc = zk_wait_check(f, twin);
+			must_fail_calls++;
+			if (rc >= 0) {
+				fprintf(stderr, "kmd_fuzz: ioctl %s with a non-zero must-be-zero field returned %d, must fail\n",
+					zesim_ioctl_find(cmd)->name, rc);
+				abort();
+			}
+		}
+	}
+	const int fail = size == (uint32_t)_IOC_SIZE(cmd) && must_fail(cmd, &a, in, blob_of);
 	int rc = zk_ioctl(f, cmd, &a, size, in, nin, out, nout);
 	if (rc == ZK_PENDING && cmd == DRM_IOCTL_ZESIM_WAIT_USER_FENCE)
 		rc = zk_wait_check(f, &a);
 	if (!allowed(rc)) {
 		fprintf(stderr, "kmd_fuzz: ioctl 0x%lx returned %d\n", cmd, rc);
 		abort();
+	}
+	if (fail) {
+		must_fail_calls++;
+		if (rc >= 0) {
+			fprintf(stderr, "kmd_fuzz: ioctl %s with a non-zero must-be-zero field returned %d, must fail\n",
+				zesim_ioctl_find(cmd) ? zesim_ioctl_find(cmd)->name : "?", rc);
+			abort();
+		}
 	}
 	return rc;
 }
@@ -265,13 +384,17 @@ int main(int argc, char **argv)
 			zk_close(files[i]);
 	zk_stats_t end;
 	zk_get_stats(k, &end);
-	printf("kmd_fuzz: %ld ioctls accepted, %ld rejected; peak objects in the last state: %u BOs, %u VMs, %u queues; "
+	printf("kmd_fuzz: %ld ioctls accepted, %ld rejected; %ld calls with a must-be-zero field set, all failed; peak objects in the last state: %u BOs, %u VMs, %u queues; "
 	       "%llu jobs completed\n",
-	       ok, rejected, mid.bos, mid.vms, mid.queues, (unsigned long long)end.jobs_completed);
+	       ok, rejected, must_fail_calls, mid.bos, mid.vms, mid.queues, (unsigned long long)end.jobs_completed);
 	if (end.files || end.bos || end.vms || end.queues || end.jobs || end.bo_bytes || end.pt_bytes ||
 	    end.free_bytes != start.free_bytes) {
 		fprintf(stderr, "kmd_fuzz: leak after closing every file: %u BOs %u VMs %u queues %u jobs, %llu bytes\n",
 			end.bos, end.vms, end.queues, end.jobs, (unsigned long long)(start.free_bytes - end.free_bytes));
+		return 1;
+	}
+	if (must_fail_calls == 0) {
+		fprintf(stderr, "kmd_fuzz: no call had a must-be-zero field set: the generator is broken\n");
 		return 1;
 	}
 	if (ok == 0) {
