@@ -94,7 +94,7 @@ def main():
                 verdict = "stillborn"
             else:
                 print(" testing ...", end="", flush=True)
-                rc = run(f"ctest --test-dir build -j {a.jobs} --timeout 300 {m['tests']}", scratch, log)
+                rc = run(f"ctest --test-dir build -j {a.jobs} --timeout 300 --output-on-failure {m['tests']}", scratch, log)
                 verdict = "killed" if rc else "SURVIVED"
         finally:
             path.write_text(orig)
