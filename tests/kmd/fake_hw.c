@@ -18,6 +18,7 @@ struct zs_hw {
 	uint64_t size;
 	int fd;
 	unsigned tlb_invalidations;
+	unsigned discards; /* writes of a context id to CTX_DISCARD */
 	zs_irq_fn irq_fn;
 	void *irq_ctx;
 };
@@ -68,6 +69,8 @@ void zs_hw_mmio_write(zs_hw_t *hw, uint32_t off, uint32_t v)
 		hw->regs[ZS_REG_RING_HEAD / 4] = 0;
 	if (off == ZS_REG_TLB_INVALIDATE)
 		hw->tlb_invalidations++;
+	if (off == ZS_REG_CTX_DISCARD && v)
+		hw->discards++;
 }
 
 void zs_hw_set_irq_handler(zs_hw_t *hw, zs_irq_fn fn, void *ctx)
@@ -113,3 +116,5 @@ int zs_hw_phys_detach(zs_hw_t *hw, uint64_t pa, uint64_t bytes)
 int zs_hw_busy(zs_hw_t *hw) { return hw->regs[ZS_REG_GT_STATUS / 4] != 0; }
 
 void fake_hw_set_busy(zs_hw_t *hw, int busy) { hw->regs[ZS_REG_GT_STATUS / 4] = busy ? 1 : 0; }
+
+unsigned fake_hw_discards(zs_hw_t *hw) { return hw->discards; }

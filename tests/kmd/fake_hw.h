@@ -11,5 +11,7 @@ void fake_hw_set_busy(zs_hw_t *hw, int busy);
 /* The device raising interrupts (IRQ_STATUS bits): calls the installed
  * handler when an enabled bit is raised. */
 void fake_hw_raise_irq(zs_hw_t *hw, uint32_t bits);
+/* How many times a context's saved state was dropped (CTX_DISCARD written). */
+unsigned fake_hw_discards(zs_hw_t *hw);
 
 #endif

@@ -279,6 +279,41 @@ static void interrupts(void)
 	printf("kmd_timeout: completion and engine errors arrive as interrupts\n");
 }
 
+/* Time slicing: a job that has run a time slice while another queue's job
+ * waits is preempted where it stands (CS_PREEMPT bit 1) and requeued; when
+ * its file closes while it is preempted, the device is told to drop its
+ * saved GT state (CTX_DISCARD), so no state outlives its job. */
+static void time_slices(void)
+{
+	zk_set_job_timeout(k, 0);
+	zk_set_timeslice(k, 1000);
+	const zk_stats_t s0 = stats();
+	client_t a = client(808), b = client(909);
+	const uint32_t qa = queue(a), qb = queue(b);
+	zs_hw_mmio_write(hw, ZS_REG_ENGINE_STATUS, ZS_ENGINE_BUSY);
+	fake_hw_set_busy(hw, 1);
+	zs_hw_mmio_write(hw, ZS_REG_GT_CYCLES_LO, 0);
+	EXPECT(exec(a, qa, 0, 1) == 0, "exec a");
+	EXPECT(exec(b, qb, 0, 2) == 0, "exec b");
+	zs_hw_mmio_write(hw, ZS_REG_GT_CYCLES_LO, 999);
+	zk_service(k);
+	EXPECT(stats().timeslices == s0.timeslices, "preempted before its slice ended");
+	/* The slice is over; the device stops the job inside its batch. */
+	zs_hw_mmio_write(hw, ZS_REG_GT_CYCLES_LO, 1000);
+	zs_hw_mmio_write(hw, ZS_REG_PREEMPT_STATUS, 1);
+	zs_hw_mmio_write(hw, ZS_REG_PREEMPT_ADDR_LO, (uint32_t)BATCH_VA + 0x20);
+	zk_service(k);
+	EXPECT(stats().timeslices == s0.timeslices + 1, "not preempted at the end of its slice");
+	const unsigned d0 = fake_hw_discards(hw);
+	zk_close(a.f); /* a is parked with a saved state */
+	EXPECT(fake_hw_discards(hw) > d0, "the preempted job's saved state was not dropped when its file closed");
+	zs_hw_mmio_write(hw, ZS_REG_PREEMPT_STATUS, 0);
+	zk_set_timeslice(k, 0);
+	finish();
+	zk_close(b.f);
+	printf("kmd_timeout: a time slice preempts the job; its saved state is dropped with its file\n");
+}
+
 int main(void)
 {
 	hw = fake_hw_create(64ull << 20);
@@ -291,6 +326,7 @@ int main(void)
 	preemption();
 	no_watchdog();
 	interrupts();
+	time_slices();
 	const zk_stats_t end = stats();
 	EXPECT(!end.files && !end.bos && !end.vms && !end.queues && !end.jobs && !end.bo_bytes && !end.pt_bytes &&
 		       end.free_bytes == start.free_bytes,
