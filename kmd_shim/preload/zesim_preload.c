@@ -293,12 +293,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static int wait_io(int fd, short ev)
+{
+	struct pollfd p = {.fd = fd, .events = ev};
+	int k;
+	do
+		k = poll(&p, 1, -1);
+	while (k < 0 && errno == EINTR);
+	return k < 0 ? -1 : 0;
+}
+
+/* All of buf; a non-blocking socket (a secondary fd the program made
+ * O_NONBLOCK) is waited for.  0, or -1 when the peer is gone. */
 static int send_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 	while (n) {
 		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
+		if (k < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && !wait_io(fd, POLLOUT))))
 			continue;
 		if (k <= 0)
 			return -1;
@@ -643,30 +655,7 @@ static int is_secondary_socket(int fd)
 	return a.sun_path[0] == 0 && memcmp(a.sun_path + 1, ZESIM_WIRE_FD_NAME, pre) == 0;
 }
 
-static int wait_io(int fd, short ev)
-{
-	struct pollfd p = {.fd = fd, .events = ev};
-	int k;
-	do
-		k = poll(&p, 1, -1);
-	while (k < 0 && errno == EINTR);
-	return k < 0 ? -1 : 0;
-}
 
-static int sfd_send(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && !wait_io(fd, POLLOUT))))
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Exactly n bytes; an fd passed with them lands in *rfd (closed without
  * rfd).  0, or -1 at end of file or an error. */
@@ -721,9 +710,9 @@ static int sfd_transact(int fd, conn_t *c, uint32_t type, const void *payload, u
 	if (len <= sizeof(small) - sizeof(hdr)) {
 		memcpy(small, hdr, sizeof(hdr));
 		memcpy(small + sizeof(hdr), payload, len);
-		bad = sfd_send(fd, small, sizeof(hdr) + len);
+		bad = send_all(fd, small, sizeof(hdr) + len);
 	} else {
-		bad = sfd_send(fd, hdr, sizeof(hdr)) || sfd_send(fd, payload, len);
+		bad = send_all(fd, hdr, sizeof(hdr)) || send_all(fd, payload, len);
 	}
 	if (bad)
 		goto broken;
