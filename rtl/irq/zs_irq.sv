@@ -9,6 +9,9 @@
 //
 // The C++ twin (model/irq_twin.h) implements the same rules; tests run both and compare
 // every cycle's outputs.
+`define ZS_REGS_PKG_NO_LINT_TOP
+`include "rtl/zs_regs_pkg.sv"
+
 module zs_irq
   import zs_regs_pkg::*;
 #(
