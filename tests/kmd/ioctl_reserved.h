@@ -15,6 +15,24 @@
 
 #include "uapi/zesim_ioctl_table.h"
 
+/* Room for the argument of any ioctl (and random bytes beyond, for the fuzzer). */
+union zesim_ioctl_arg {
+	uint8_t raw[512];
+	struct drm_zesim_version ver;
+	struct drm_zesim_device_query q;
+	struct drm_zesim_gem_create gc;
+	struct drm_zesim_gem_mmap_offset mo;
+	struct drm_zesim_gem_close cl;
+	struct drm_zesim_vm_create vc;
+	struct drm_zesim_vm_destroy vd;
+	struct drm_zesim_vm_bind vb;
+	struct drm_zesim_exec_queue_create qc;
+	struct drm_zesim_exec_queue_destroy qd;
+	struct drm_zesim_exec ex;
+	struct drm_zesim_wait_user_fence w;
+	struct drm_zesim_test_fd_open to;
+};
+
 /* Where the field is. */
 enum zesim_rsv_where {
 	RSV_ARG,       /* the ioctl's argument */

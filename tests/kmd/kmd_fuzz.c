@@ -167,21 +167,7 @@ static void set_rsv_byte(unsigned long cmd, void *arg, const zk_blob_t *in, cons
 static int one_ioctl(zk_file_t *f)
 {
 	unsigned long cmd = rnd() % 16 ? cmds[rnd() % (sizeof(cmds) / sizeof(cmds[0]))] : (unsigned long)rnd();
-	union {
-		uint8_t raw[512];
-		struct drm_zesim_version ver;
-		struct drm_zesim_device_query q;
-		struct drm_zesim_gem_create gc;
-		struct drm_zesim_gem_mmap_offset mo;
-		struct drm_zesim_gem_close cl;
-		struct drm_zesim_vm_create vc;
-		struct drm_zesim_vm_destroy vd;
-		struct drm_zesim_vm_bind vb;
-		struct drm_zesim_exec_queue_create qc;
-		struct drm_zesim_exec_queue_destroy qd;
-		struct drm_zesim_exec ex;
-		struct drm_zesim_wait_user_fence w;
-	} a;
+	union zesim_ioctl_arg a;
 	memset(&a, 0, sizeof(a));
 	static uint8_t inbuf[4][16384], outbuf[4][16384];
 	zk_blob_t in[4];

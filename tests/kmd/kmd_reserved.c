@@ -78,21 +78,7 @@ static env_t env_open(void)
 typedef struct call {
 	unsigned long cmd;
 	const char *variant;
-	union {
-		uint8_t raw[256];
-		struct drm_zesim_device_query q;
-		struct drm_zesim_gem_create gc;
-		struct drm_zesim_gem_mmap_offset mo;
-		struct drm_zesim_gem_close cl;
-		struct drm_zesim_vm_create vc;
-		struct drm_zesim_vm_destroy vd;
-		struct drm_zesim_vm_bind vb;
-		struct drm_zesim_exec_queue_create qc;
-		struct drm_zesim_exec_queue_destroy qd;
-		struct drm_zesim_exec ex;
-		struct drm_zesim_wait_user_fence w;
-		struct drm_zesim_test_fd_open to;
-	} a;
+	union zesim_ioctl_arg a;
 	uint8_t buf[3][1024]; /* in buffers, in table order */
 	uint32_t len[3];
 	unsigned nin;

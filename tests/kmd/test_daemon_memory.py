@@ -24,23 +24,12 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
 import zedaemon  # noqa: E402
-import zetools  # noqa: E402
 
-AS = os.environ.get("ZESIM_AS")
-GPU = os.environ.get("ZESIM_GPU")
-CLIENT = os.environ.get("ZESIM_KMD_CLIENT")
-PRELOAD = os.environ.get("ZESIM_PRELOAD")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from kmdenv import AS, GPU, CLIENT, PRELOAD, SPIN, assemble, needs_tools, vadd_source  # noqa: E402,F401
+
 BUSY_SECONDS = float(os.environ.get("ZESIM_BUSY_SECONDS", "10"))
 
-SPIN = """.kernel spin
-.simd 16
-.arg a global
-.arg b global
-.arg c global
-loop:
-        jmpi loop
-        send.eot
-"""
 
 # vadd (docs/isa.md) after a loop of ITER iterations: a launch of many windows
 # that ends, with checked results.
@@ -74,18 +63,13 @@ def rss_kib(pid):
     raise AssertionError("no VmRSS")
 
 
-@unittest.skipUnless(AS and GPU and CLIENT and PRELOAD, "needs ZESIM_AS, ZESIM_GPU, ZESIM_KMD_CLIENT, ZESIM_PRELOAD")
+@needs_tools
 class DaemonMemoryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        d = pathlib.Path(cls.tmp.name)
-        (d / "spin.zeasm").write_text(SPIN)
-        (d / "loop.zeasm").write_text(LOOP_VADD.format(iters=20000))
-        for k in ("spin", "loop"):
-            r = zetools.assemble(AS, d / f"{k}.zeasm", d / f"{k}.elf")
-            assert r.returncode == 0, r.stderr
-        cls.spin, cls.loop = str(d / "spin.elf"), str(d / "loop.elf")
+        elf = assemble(cls.tmp.name, {"spin": SPIN, "loop": LOOP_VADD.format(iters=20000)})
+        cls.spin, cls.loop = elf["spin"], elf["loop"]
 
     @classmethod
     def tearDownClass(cls):

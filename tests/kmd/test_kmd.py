@@ -15,35 +15,19 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
 import zedaemon  # noqa: E402
-import zetools  # noqa: E402
 
-AS = os.environ.get("ZESIM_AS")
-GPU = os.environ.get("ZESIM_GPU")
-CLIENT = os.environ.get("ZESIM_KMD_CLIENT")
-PRELOAD = os.environ.get("ZESIM_PRELOAD")
-SPIN = """.kernel spin
-.simd 16
-.arg a global
-.arg b global
-.arg c global
-loop:
-        jmpi loop
-        send.eot
-"""
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from kmdenv import AS, GPU, CLIENT, PRELOAD, SPIN, assemble, needs_tools, vadd_source  # noqa: E402,F401
 
 
-@unittest.skipUnless(AS and GPU and CLIENT and PRELOAD, "needs ZESIM_AS, ZESIM_GPU, ZESIM_KMD_CLIENT, ZESIM_PRELOAD")
+
+@needs_tools
 class KmdTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        d = pathlib.Path(cls.tmp.name)
-        (d / "vadd.zeasm").write_text(zetools.doc_examples(pathlib.Path(__file__).resolve().parents[2] / "docs" / "isa.md")[0][1])
-        (d / "spin.zeasm").write_text(SPIN)
-        for k in ("vadd", "spin"):
-            r = zetools.assemble(AS, d / f"{k}.zeasm", d / f"{k}.elf")
-            assert r.returncode == 0, r.stderr
-        cls.vadd, cls.spin = str(d / "vadd.elf"), str(d / "spin.elf")
+        elf = assemble(cls.tmp.name, {"vadd": vadd_source(), "spin": SPIN})
+        cls.vadd, cls.spin = elf["vadd"], elf["spin"]
 
     @classmethod
     def tearDownClass(cls):

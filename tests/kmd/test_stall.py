@@ -22,12 +22,10 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
 import zedaemon  # noqa: E402
-import zetools  # noqa: E402
 
-AS = os.environ.get("ZESIM_AS")
-GPU = os.environ.get("ZESIM_GPU")
-CLIENT = os.environ.get("ZESIM_KMD_CLIENT")
-PRELOAD = os.environ.get("ZESIM_PRELOAD")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from kmdenv import AS, GPU, CLIENT, PRELOAD, SPIN, assemble, needs_tools, vadd_source  # noqa: E402,F401
+
 LAUNCHES = 5000  # per latency measurement
 MAX_RATIO = 2.0
 ROUNDS = 3
@@ -37,16 +35,12 @@ def hello():
     return struct.pack("<III", zedaemon.MAGIC, zedaemon.HELLO, 0)
 
 
-@unittest.skipUnless(AS and GPU and CLIENT and PRELOAD, "needs ZESIM_AS, ZESIM_GPU, ZESIM_KMD_CLIENT, ZESIM_PRELOAD")
+@needs_tools
 class StallTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        d = pathlib.Path(cls.tmp.name)
-        (d / "vadd.zeasm").write_text(zetools.doc_examples(pathlib.Path(__file__).resolve().parents[2] / "docs" / "isa.md")[0][1])
-        r = zetools.assemble(AS, d / "vadd.zeasm", d / "vadd.elf")
-        assert r.returncode == 0, r.stderr
-        cls.vadd = str(d / "vadd.elf")
+        cls.vadd = assemble(cls.tmp.name, {"vadd": vadd_source()})["vadd"]
 
     @classmethod
     def tearDownClass(cls):
