@@ -396,7 +396,8 @@ void zk_service(zk_kmd_t *k)
 		 * it stands (its GT state saved for its context) and requeue it. */
 		const uint32_t status = zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS);
 		const uint64_t cycles = zk_read_counter(k, ZS_REG_GT_CYCLES_LO);
-		if (status != ZS_ENGINE_ERROR && cycles - k->slice_start >= k->timeslice_cycles) {
+		if (status != ZS_ENGINE_ERROR && cycles - k->slice_start >= k->timeslice_cycles &&
+		    zs_hw_mmio_read(k->hw, ZS_REG_CTX_IMAGES) < ZK_MAX_SAVED_CONTEXTS) {
 			zs_hw_mmio_write(k->hw, ZS_REG_CS_PREEMPT, ZS_FIELD_MASK(CS_PREEMPT, ANYWHERE));
 			const uint32_t where = zs_hw_mmio_read(k->hw, ZS_REG_PREEMPT_STATUS);
 			if (where) {

@@ -96,6 +96,10 @@ void zk_set_file_job_timeout(zk_file_t *file, uint32_t ms);
 /* Time slicing (§6): a job that has run this many GT cycles while another
  * queue's job waits is preempted where it stands and requeued; 0 = off. */
 #define ZK_DEFAULT_TIMESLICE_CYCLES 100000u
+/* A saved GT state takes megabytes (every thread's registers, the SLM): while
+ * this many are held, no further job is sliced (it runs on, or waits for its
+ * semaphore to be parked), so many queues cannot grow the daemon without bound. */
+#define ZK_MAX_SAVED_CONTEXTS 32u
 void zk_set_timeslice(zk_kmd_t *kmd, uint64_t cycles);
 /* The watchdog's clock in ns: CLOCK_MONOTONIC, or `now` (tests); NULL
  * restores CLOCK_MONOTONIC. */
