@@ -6,13 +6,14 @@
 Sources under ROOT:
   driver/             may include only system headers (<...>), the Level Zero headers
                       (<level_zero/...>), the uAPI ("uapi/zesim_drm.h" and its ioctl table
-                      "uapi/zesim_ioctl_table.h"), the ISA / module /
-                      command headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h") and
+                      "uapi/zesim_ioctl_table.h"), the ISA / module / command / OA report
+                      headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
+                      "zs/oa_report.h", "zs/oa_events.def") and
                       its own headers (files of driver/);
   kmd_shim/kernel/    may not include a model or simulator header (model/, sim/, rtl/,
                       Verilator, SystemC): only system headers, its own, the uAPI and the
                       hardware interface's headers ("zs/hw_if.h", "zs/gpu_cmds.h",
-                      "zs/gpu_regs.def", "zs/pt_format.h");
+                      "zs/gpu_regs.def", "zs/pt_format.h", "zs/oa_report.h");
   kmd_shim/preload/   like driver/, without the Level Zero headers, plus the wire protocol
                       ("uapi/zesim_wire.h").
 Binaries (--lib): the driver and the preload library must not contain the fake KMD
@@ -27,10 +28,12 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h"}
+DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
+             "zs/oa_report.h", "zs/oa_events.def"}
 GENERATED = {"driver": {"spv_grammar.h"}}  # the driver's own headers generated at build time
 PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
-KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h"}
+KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",
+             "zs/oa_report.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 
 

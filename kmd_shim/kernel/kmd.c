@@ -28,7 +28,7 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	if (!k)
 		return NULL;
 	k->hw = hw;
-	if (zs_hw_mmio_read(hw, ZS_REG_GT_ID) != 0x5a455349u || zs_hw_mmio_read(hw, ZS_REG_GT_VERSION) != 2) {
+	if (zs_hw_mmio_read(hw, ZS_REG_GT_ID) != 0x5a455349u || zs_hw_mmio_read(hw, ZS_REG_GT_VERSION) != 3) {
 		free(k);
 		return NULL; /* not the device (or register map version) this KMD drives */
 	}

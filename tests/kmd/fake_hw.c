@@ -34,7 +34,7 @@ zs_hw_t *fake_hw_create(uint64_t bytes)
 	if (hw->mem == MAP_FAILED)
 		abort();
 	hw->regs[ZS_REG_GT_ID / 4] = 0x5a455349;
-	hw->regs[ZS_REG_GT_VERSION / 4] = 2;
+	hw->regs[ZS_REG_GT_VERSION / 4] = 3;
 	hw->regs[ZS_REG_GT_TOPOLOGY / 4] = 1u << 24 | 2u << 16 | 4u << 8 | 4u;
 	hw->regs[ZS_REG_GT_CORE_MHZ / 4] = 1000;
 	hw->regs[ZS_REG_GT_TIMESTAMP_KHZ / 4] = 12500;

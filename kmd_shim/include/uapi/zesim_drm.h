@@ -45,6 +45,7 @@ enum {
 	ZESIM_DRM_EXEC_QUEUE_DESTROY = 0x07,
 	ZESIM_DRM_EXEC = 0x09,
 	ZESIM_DRM_WAIT_USER_FENCE = 0x0a,
+	ZESIM_DRM_OBSERVATION = 0x0b,
 };
 
 /* ---- device query (two calls: size 0 returns the size, then the data) ---- */
@@ -55,6 +56,7 @@ enum {
 	ZESIM_QUERY_GT_LIST = 3,
 	ZESIM_QUERY_GT_TOPOLOGY = 5,
 	ZESIM_QUERY_ENGINE_CYCLES = 6,
+	ZESIM_QUERY_OA_UNITS = 8,
 };
 
 struct drm_zesim_device_query {
@@ -285,6 +287,122 @@ struct drm_zesim_wait_user_fence {
 	__u64 reserved[2];
 };
 
+/* ---- observation: OA streams (docs/uapi.md "Observation") -------------------
+ * Shaped on Xe's DRM_IOCTL_XE_OBSERVATION.  One OA unit (id 0, the GT's OA block,
+ * docs/oa.md section 4); one stream at a time per unit (-EBUSY).  The report format
+ * is include/zs/oa_report.h (256 bytes, ZS_OA_FORMAT_A32u40_A4u32_B8_C8). */
+
+/* ZESIM_QUERY_OA_UNITS: num_oa_units, pad, then the units, each followed by its
+ * num_engines engine instances (walk: sizeof(unit) + num_engines * sizeof(eci)). */
+#define ZESIM_OA_CAPS_BASE (1u << 0)
+#define ZESIM_OA_CAPS_OA_BUFFER_SIZE (1u << 2)
+#define ZESIM_OA_CAPS_WAIT_NUM_REPORTS (1u << 3)
+
+enum { ZESIM_OA_UNIT_TYPE_OAG = 0 };
+
+struct drm_zesim_oa_unit {
+	__u64 extensions;
+	__u32 oa_unit_id;
+	__u32 oa_unit_type;
+	__u64 capabilities;
+	__u64 oa_timestamp_freq; /* Hz */
+	__u16 gt_id;
+	__u16 reserved1[3];
+	__u64 reserved[3];
+	__u64 num_engines;
+	struct drm_zesim_engine_class_instance eci[];
+};
+
+struct drm_zesim_query_oa_units {
+	__u64 extensions;
+	__u32 num_oa_units;
+	__u32 pad;
+	__u64 oa_units[];
+};
+
+enum { ZESIM_OBSERVATION_TYPE_OA = 0 };
+enum {
+	ZESIM_OBSERVATION_OP_STREAM_OPEN = 0,	/* param: first drm_zesim_ext_set_property; returns the stream fd */
+	ZESIM_OBSERVATION_OP_ADD_CONFIG = 1,	/* param: drm_zesim_oa_config; returns the config id (>= 1) */
+	ZESIM_OBSERVATION_OP_REMOVE_CONFIG = 2, /* param: pointer to a u64 config id */
+};
+
+struct drm_zesim_observation_param {
+	__u64 extensions;
+	__u64 observation_type;
+	__u64 observation_op;
+	__u64 param;
+};
+
+/* A chain of properties: each names the next (0 ends it); at most
+ * ZESIM_MAX_USER_EXTENSIONS links (-E2BIG). */
+#define ZESIM_MAX_USER_EXTENSIONS 16
+#define ZESIM_OA_EXTENSION_SET_PROPERTY 0
+
+struct drm_zesim_user_extension {
+	__u64 next_extension;
+	__u32 name; /* ZESIM_OA_EXTENSION_SET_PROPERTY */
+	__u32 pad;
+};
+
+struct drm_zesim_ext_set_property {
+	struct drm_zesim_user_extension base;
+	__u32 property; /* enum zesim_oa_property_id */
+	__u32 pad;
+	__u64 value;
+	__u64 reserved[2];
+};
+
+enum zesim_oa_property_id {
+	ZESIM_OA_PROPERTY_OA_UNIT_ID = 1,	  /* default 0 */
+	ZESIM_OA_PROPERTY_SAMPLE_OA = 2,	  /* 1: reports go to the OA buffer, read() returns them */
+	ZESIM_OA_PROPERTY_OA_METRIC_SET = 3,	  /* config id from ADD_CONFIG (required) */
+	ZESIM_OA_PROPERTY_OA_FORMAT = 4,	  /* ZS_OA_FORMAT_A32u40_A4u32_B8_C8 (required with SAMPLE_OA) */
+	ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT = 5, /* 0-31: periodic, 2^(exp+1) timestamp ticks; needs SAMPLE_OA */
+	ZESIM_OA_PROPERTY_OA_DISABLED = 6,	  /* 1: open disabled (ENABLE ioctl starts it) */
+	ZESIM_OA_PROPERTY_EXEC_QUEUE_ID = 7,	  /* query mode: REPORT_PERF_COUNT in that queue's batches */
+	ZESIM_OA_PROPERTY_OA_ENGINE_INSTANCE = 8, /* 0 */
+	ZESIM_OA_PROPERTY_NO_PREEMPT = 9,	  /* not supported: -EINVAL */
+	ZESIM_OA_PROPERTY_NUM_SYNCS = 10,	  /* not supported: must be 0 */
+	ZESIM_OA_PROPERTY_SYNCS = 11,		  /* not supported: -EINVAL */
+	ZESIM_OA_PROPERTY_OA_BUFFER_SIZE = 12,	  /* power of two, 128 KiB - 128 MiB; default 16 MiB */
+	ZESIM_OA_PROPERTY_WAIT_NUM_REPORTS = 13,  /* poll/read threshold in reports (default 1) */
+	ZESIM_OA_PROPERTY_MAX = 14,
+};
+
+/* ADD_CONFIG: register programming of a metric set: n_regs {u32 address, u32 value}
+ * pairs; only the OA block's source-select registers (OA_BC_SEL0-15) are accepted. */
+struct drm_zesim_oa_config {
+	__u64 extensions;
+	char uuid[36]; /* "%08x-%04x-%04x-%04x-%012x"; the same uuid twice: -EADDRINUSE */
+	__u32 n_regs;  /* 1 .. ZESIM_OA_CONFIG_MAX_REGS */
+	__u64 regs_ptr;
+};
+#define ZESIM_OA_CONFIG_MAX_REGS 64u
+
+/* The stream fd's ioctls.  CONFIG takes one property (OA_METRIC_SET; next_extension
+ * 0) and returns the previous config id. */
+struct drm_zesim_oa_stream_status {
+	__u64 extensions;
+	__u64 oa_status; /* ZESIM_OASTATUS_*, cleared by the read */
+	__u64 reserved[3];
+};
+#define ZESIM_OASTATUS_REPORT_LOST (1u << 0)
+#define ZESIM_OASTATUS_BUFFER_OVERFLOW (1u << 1)
+
+struct drm_zesim_oa_stream_info {
+	__u64 extensions;
+	__u64 oa_buf_size;
+	__u64 reserved[3];
+};
+
+#define ZESIM_OBSERVATION_IOCTL_BASE 'i'
+#define ZESIM_OBSERVATION_IOCTL_ENABLE _IO(ZESIM_OBSERVATION_IOCTL_BASE, 0x0)
+#define ZESIM_OBSERVATION_IOCTL_DISABLE _IO(ZESIM_OBSERVATION_IOCTL_BASE, 0x1)
+#define ZESIM_OBSERVATION_IOCTL_CONFIG _IOW(ZESIM_OBSERVATION_IOCTL_BASE, 0x2, struct drm_zesim_ext_set_property)
+#define ZESIM_OBSERVATION_IOCTL_STATUS _IOR(ZESIM_OBSERVATION_IOCTL_BASE, 0x3, struct drm_zesim_oa_stream_status)
+#define ZESIM_OBSERVATION_IOCTL_INFO _IOR(ZESIM_OBSERVATION_IOCTL_BASE, 0x4, struct drm_zesim_oa_stream_info)
+
 /* DRM core: DRM_IOCTL_VERSION (same layout and number as drm.h). */
 struct drm_zesim_version {
 	int version_major;
@@ -311,6 +429,7 @@ struct drm_zesim_version {
 #define DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY ZESIM_IOW(ZESIM_DRM_EXEC_QUEUE_DESTROY, struct drm_zesim_exec_queue_destroy)
 #define DRM_IOCTL_ZESIM_EXEC ZESIM_IOW(ZESIM_DRM_EXEC, struct drm_zesim_exec)
 #define DRM_IOCTL_ZESIM_WAIT_USER_FENCE ZESIM_IOWR(ZESIM_DRM_WAIT_USER_FENCE, struct drm_zesim_wait_user_fence)
+#define DRM_IOCTL_ZESIM_OBSERVATION ZESIM_IOW(ZESIM_DRM_OBSERVATION, struct drm_zesim_observation_param)
 
 /* ---- test-only: a secondary fd that produces records on demand ----------
  * (docs/uapi.md §13).  For testing how fds returned by ioctls travel (the
