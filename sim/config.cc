@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "oa_block.h"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -67,7 +69,10 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 cfg.slm_bytes_per_subslice = val.get<uint32_t>() * 1024;
             else if (key == "phys_mb")
                 cfg.phys_bytes = val.get<uint64_t>() << 20;
-            else if (key == "ledger_window")
+            else if (key == "oa_block") {
+                cfg.oa_block = val.get<std::string>();
+                parse_oa_mode(cfg.oa_block);  // throws with the accepted values
+            } else if (key == "ledger_window")
                 cfg.ledger_window = val.get<uint64_t>();
             else if (key == "l3_kb")
                 cfg.mem.l3_bytes = val.get<uint32_t>() * 1024;
