@@ -88,7 +88,11 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 cfg.dispatch_cycles = val.get<uint32_t>();
             else if (key == "job_timeout_ms")
                 kmd.job_timeout_ms = val.get<uint32_t>();
-            else if (key == "timeslice_cycles")
+            else if (key == "idle_time_ratio") {
+                kmd.idle_time_ratio = val.get<double>();
+                if (!(kmd.idle_time_ratio >= 0 && kmd.idle_time_ratio <= 1000))
+                    throw std::runtime_error("idle_time_ratio must be 0 to 1000");
+            } else if (key == "timeslice_cycles")
                 kmd.timeslice_cycles = val.get<uint64_t>();
             else if (key == "fault_mode") {
                 const std::string m = val.get<std::string>();

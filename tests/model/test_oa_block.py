@@ -161,7 +161,7 @@ def run_seed(gpu, asm, seed, tmp, mode, window, exponent):
         "modules": [{"path": str(mod), "address": hex(MODULE_VA)}],
         "commands": commands}))
     cfg = tmp / "cfg.json"
-    cfg.write_text(json.dumps({"oa_block": mode, "ledger_window": window}))
+    cfg.write_text(json.dumps({"oa_block": mode, "ledger_window": window, "idle_time_ratio": 0}))
     problems = []
     with zedaemon.Daemon(gpu, "--preset", "tiny", "--topology", "1x2x2x4", "--config", str(cfg),
                          "--ledger", str(ledger)) as d:
@@ -223,7 +223,7 @@ def overflow(gpu, asm, tmp, mode):
                                 "modules": [{"path": str(mod), "address": hex(MODULE_VA)}],
                                 "commands": [walker] * 6}))
     cfg = tmp / "cfg.json"
-    cfg.write_text(json.dumps({"oa_block": mode}))
+    cfg.write_text(json.dumps({"oa_block": mode, "idle_time_ratio": 0}))
     with zedaemon.Daemon(gpu, "--preset", "tiny", "--config", str(cfg)) as d:
         program(d, 12, 0, threshold=4)
         d.stimulus(stim)
@@ -248,6 +248,37 @@ def overflow(gpu, asm, tmp, mode):
     return [f"overflow: {p}" for p in problems]
 
 
+def idle_time(gpu, tmp, mode):
+    """A periodic stream on an idle device: simulated time follows host time (ratio 1),
+    so timer reports keep coming, one per period, with idle counters only; with
+    idle_time_ratio 0 (the deterministic mode) no time passes and no report comes."""
+    import time
+    problems = []
+    for ratio in (1.0, 0):
+        cfg = tmp / "idle.json"
+        cfg.write_text(json.dumps({"oa_block": mode, "idle_time_ratio": ratio}))
+        with zedaemon.Daemon(gpu, "--preset", "tiny", "--config", str(cfg)) as d:
+            program(d, 20, 10)  # a report every 2^11 ticks = 163840 cycles = 164 us
+            time.sleep(0.3)
+            reports = read_buffer(d, 1 << 20)
+        if ratio == 0:
+            if reports:
+                problems.append(f"idle_time_ratio 0: {len(reports)} reports while idle")
+            continue
+        if len(reports) < 100:
+            problems.append(f"{len(reports)} reports in 0.3 s of idle host time at ratio 1 (about 1800 expected)")
+        period = 80 << 11
+        for i, (r0, r1) in enumerate(zip(reports, reports[1:])):
+            da = [(y - x) & M40 for x, y in zip(r0["a"], r1["a"])]
+            want = [0] * 30
+            want[6] = 2 * period  # EU_IDLE: both EUs idle every cycle
+            if r1["reason"] != 1 or (r1["ticks"] - r0["ticks"]) & M32 != period or da[:30] != want:
+                problems.append(f"idle report {i + 1}: reason {r1['reason']}, {r1['ticks'] - r0['ticks']} cycles, "
+                                f"deltas {[(k, v) for k, v in enumerate(da[:30]) if v]}")
+                break
+    return [f"idle time: {p}" for p in problems]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--gpu", required=True)
@@ -269,6 +300,7 @@ def main():
                 done += 1
             seed += 1
         failures += overflow(a.gpu, a.asm, tmp, a.mode)
+        failures += idle_time(a.gpu, tmp, a.mode)
     for f in failures:
         print(f)
     if failures:
