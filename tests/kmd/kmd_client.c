@@ -10,11 +10,19 @@
  *                                       completion timed; prints the median (us) and checks results
  *   kmd_client hog gem|vm|queue [SIZE]  create objects until the KMD refuses; print how many and
  *                                       the errno, then hold them until standard input ends
+ *   kmd_client oa MODULE.elf GROUPS EXP BUFSIZE OUT
+ *                                       an OA stream (docs/uapi.md "Observation"): add a metric set,
+ *                                       open a periodic stream (exponent EXP, BUFSIZE bytes), run the
+ *                                       vector add of GROUPS groups, disable (final report), then read
+ *                                       every report (non-blocking; -EIO: STATUS, go on) into OUT
+ *   kmd_client oa-hold                  open a stream and hold it until standard input ends
+ *   kmd_client oa-open                  open a stream, print the errno (or "opened"), close it
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,8 @@
 
 #include "uapi/zesim_drm.h"
 #include "zs/gpu_cmds.h"
+#include "zs/hw_if.h"
+#include "zs/oa_report.h"
 #include "zs/ze_module.h"
 
 static int fd;
@@ -259,6 +269,75 @@ static int hog(const char *kind, uint64_t size)
 	return 0;
 }
 
+/* OA: a metric set (B0 = GPU_BUSY, B1 = LANE_OPS, C0 = EU active cycles of sub-slice 0,
+ * C1 = EU stall of every sub-slice), once per daemon; then a periodic sampling stream. */
+static int oa_open(uint32_t exponent, uint64_t bufsize)
+{
+	static const uint32_t regs[4][2] = {{ZS_REG_OA_BC_SEL0, 0},
+					    {ZS_REG_OA_BC_SEL1, 13},
+					    {ZS_REG_OA_BC_SEL8, 32 | 0x1u << 16},
+					    {ZS_REG_OA_BC_SEL9, 33 | 0xffffu << 16}};
+	struct drm_zesim_oa_config c = {.n_regs = 4, .regs_ptr = (uintptr_t)regs};
+	memcpy(c.uuid, "5a45534d-0000-4000-8000-0000000000a1", 36);
+	struct drm_zesim_observation_param p = {.observation_op = ZESIM_OBSERVATION_OP_ADD_CONFIG,
+						.param = (uintptr_t)&c};
+	int id = ioctl(fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
+	if (id < 0 && errno == EADDRINUSE)
+		id = 1; /* added by an earlier client of this daemon: the first id */
+	if (id < 0)
+		die("OBSERVATION ADD_CONFIG");
+	struct drm_zesim_ext_set_property props[6] = {
+		{.property = ZESIM_OA_PROPERTY_SAMPLE_OA, .value = 1},
+		{.property = ZESIM_OA_PROPERTY_OA_METRIC_SET, .value = (uint64_t)id},
+		{.property = ZESIM_OA_PROPERTY_OA_FORMAT, .value = ZS_OA_FORMAT_A32u40_A4u32_B8_C8},
+		{.property = ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT, .value = exponent},
+		{.property = ZESIM_OA_PROPERTY_OA_BUFFER_SIZE, .value = bufsize},
+		{.property = ZESIM_OA_PROPERTY_WAIT_NUM_REPORTS, .value = 1}};
+	for (int i = 0; i < 5; i++)
+		props[i].base.next_extension = (uintptr_t)&props[i + 1];
+	p = (struct drm_zesim_observation_param){.observation_op = ZESIM_OBSERVATION_OP_STREAM_OPEN,
+						 .param = (uintptr_t)props};
+	return ioctl(fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
+}
+
+/* Every report of the stream into `out`; prints what happened on the way. */
+static int oa_drain(int s, const char *out)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		die(out);
+	if (fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK))
+		die("fcntl O_NONBLOCK");
+	struct pollfd pf = {.fd = s, .events = POLLIN};
+	printf("oa: poll says %s\n", poll(&pf, 1, 2000) == 1 && (pf.revents & POLLIN) ? "readable" : "not readable");
+	static uint8_t buf[64 * ZS_OA_REPORT_BYTES];
+	long reports = 0, eio = 0;
+	uint64_t lost = 0;
+	for (;;) {
+		ssize_t r = read(s, buf, sizeof(buf));
+		if (r < 0 && errno == EIO) {
+			eio++;
+			struct drm_zesim_oa_stream_status st = {0};
+			if (ioctl(s, ZESIM_OBSERVATION_IOCTL_STATUS, &st))
+				die("STATUS");
+			lost |= st.oa_status;
+			printf("oa: read -EIO after %ld reports, STATUS %#llx\n", reports, (unsigned long long)st.oa_status);
+			continue;
+		}
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r <= 0 || r % ZS_OA_REPORT_BYTES)
+			die("read of the OA stream");
+		fwrite(buf, 1, (size_t)r, f);
+		reports += r / ZS_OA_REPORT_BYTES;
+	}
+	fclose(f);
+	char small[100];
+	printf("oa: short read %s\n", read(s, small, sizeof(small)) < 0 && errno == ENOSPC ? "ENOSPC" : "other");
+	printf("oa: %ld reports, %ld EIO, status %#llx\n", reports, eio, (unsigned long long)lost);
+	return 0;
+}
+
 static double now_us(void)
 {
 	struct timespec t;
@@ -293,6 +372,18 @@ int main(int argc, char **argv)
 		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
 	if (strcmp(argv[1], "hog") == 0 && argc > 2)
 		return hog(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 4096);
+	if (strcmp(argv[1], "oa-hold") == 0 || strcmp(argv[1], "oa-open") == 0) {
+		const int s = oa_open(10, 128u << 10);
+		printf("oa: %s\n", s >= 0 ? "opened" : errno == EBUSY ? "EBUSY" : strerror(errno));
+		fflush(stdout);
+		char buf[64];
+		while (s >= 0 && argv[1][3] == 'h' && fread(buf, 1, sizeof(buf), stdin) > 0) {
+		}
+		return s >= 0 ? 0 : 1;
+	}
+	const int oa = strcmp(argv[1], "oa") == 0;
+	if (oa && argc < 7)
+		return 2;
 	if (argc < 3)
 		return 2;
 	const int spin = strcmp(argv[1], "spin") == 0, latency = strcmp(argv[1], "latency") == 0;
@@ -356,6 +447,23 @@ int main(int argc, char **argv)
 		free(t);
 		sync.timeline_value = 0x1234;
 	}
+	int stream = -1;
+	if (oa) {
+		struct drm_zesim_device_query q = {.query = ZESIM_QUERY_GT_LIST};
+		uint8_t gt[256];
+		xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "GT_LIST size");
+		q.data = (uintptr_t)gt;
+		xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "GT_LIST");
+		const struct drm_zesim_gt *g = &((struct drm_zesim_query_gt_list *)gt)->gt_list[0];
+		printf("oa: core %llu Hz, timestamp %u Hz\n", (unsigned long long)g->core_clock, g->reference_clock);
+		stream = oa_open((uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 0));
+		if (stream < 0)
+			die("OBSERVATION STREAM_OPEN");
+		struct drm_zesim_oa_stream_info info = {0};
+		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_INFO, &info))
+			die("INFO");
+		printf("oa: stream open, buffer %llu bytes\n", (unsigned long long)info.oa_buf_size);
+	}
 	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
 	printf("%s: submitted %u work items\n", argv[1], n);
 	fflush(stdout);
@@ -376,6 +484,12 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%s: %u results correct, fence 0x%llx\n", argv[1], n, (unsigned long long)fv);
+	if (oa) {
+		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_DISABLE, 0))
+			die("DISABLE");
+		oa_drain(stream, argv[6]);
+		close(stream);
+	}
 	zm_module_free(&m);
 	close(fd);
 	return 0;
