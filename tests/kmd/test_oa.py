@@ -135,7 +135,12 @@ class OaStreamTest(unittest.TestCase):
             checked += 1
             busy += w["gpu_busy"] > 0
         self.assertGreater(busy, 4, "the kernel ran across several periods")
-        print(f"periodic: {len(reps)} reports, {checked} periods compared with the ledger ({busy} busy)")
+        st = d.kmd_stats()
+        self.assertGreater(st["oa_irqs"], 0, "no OA_BUFFER interrupt reached the KMD")
+        self.assertEqual(st["oa_reports_read"], len(reps))
+        self.assertEqual(st["oa_streams"], 0)
+        print(f"periodic: {len(reps)} reports, {checked} periods compared with the ledger ({busy} busy), "
+              f"{st['oa_irqs']} OA interrupts")
 
     def test_slow_reader(self):
         exp = 0  # a report every 160 cycles: 128 KiB hold 511
