@@ -330,6 +330,10 @@ static int oa_drain(int s, const char *out)
 			die("read of the OA stream");
 		fwrite(buf, 1, (size_t)r, f);
 		reports += r / ZS_OA_REPORT_BYTES;
+		if (reports > 1000000) {
+			fprintf(stderr, "kmd_client: the OA stream never runs dry (OA_HEAD not moving?)\n");
+			exit(1);
+		}
 	}
 	fclose(f);
 	char small[100];

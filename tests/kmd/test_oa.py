@@ -75,7 +75,7 @@ class OaStreamTest(unittest.TestCase):
         self.env = {**os.environ, "ZESIM_SOCKET": d.path, "LD_PRELOAD": PRELOAD}
         return d
 
-    def run_client(self, *args, timeout=300):
+    def run_client(self, *args, timeout=120):
         r = subprocess.run([CLIENT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout
