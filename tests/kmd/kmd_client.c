@@ -10,11 +10,13 @@
  *                                       completion timed; prints the median (us) and checks results
  *   kmd_client hog gem|vm|queue [SIZE]  create objects until the KMD refuses; print how many and
  *                                       the errno, then hold them until standard input ends
- *   kmd_client oa MODULE.elf GROUPS EXP BUFSIZE OUT
+ *   kmd_client oa MODULE.elf GROUPS EXP BUFSIZE OUT [FIRST]
  *                                       an OA stream (docs/uapi.md "Observation"): add a metric set,
  *                                       open a periodic stream (exponent EXP, BUFSIZE bytes), run the
- *                                       vector add of GROUPS groups, disable (final report), then read
- *                                       every report (non-blocking; -EIO: STATUS, go on) into OUT
+ *                                       vector add of GROUPS groups, read FIRST reports (default 10)
+ *                                       with blocking reads while it runs, disable (final report),
+ *                                       then read every report (non-blocking; -EIO: STATUS, go on);
+ *                                       all the reports into OUT
  *   kmd_client oa-hold                  open a stream and hold it until standard input ends
  *   kmd_client oa-open                  open a stream, print the errno (or "opened"), close it
  * Prints one line per step; exits non-zero with a message on any failure. */
@@ -300,12 +302,9 @@ static int oa_open(uint32_t exponent, uint64_t bufsize)
 	return ioctl(fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
 }
 
-/* Every report of the stream into `out`; prints what happened on the way. */
-static int oa_drain(int s, const char *out)
+/* Every report of the stream into `f`; prints what happened on the way. */
+static int oa_drain(int s, FILE *f)
 {
-	FILE *f = fopen(out, "wb");
-	if (!f)
-		die(out);
 	if (fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK))
 		die("fcntl O_NONBLOCK");
 	struct pollfd pf = {.fd = s, .events = POLLIN};
@@ -470,6 +469,27 @@ int main(int argc, char **argv)
 	}
 	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
 	printf("%s: submitted %u work items\n", argv[1], n);
+	FILE *oa_out = NULL;
+	if (oa) {
+		/* Blocking reads while the kernel runs, until 10 reports came: the reader soon
+		 * catches up with the simulation and waits; the OA-buffer interrupt wakes it. */
+		oa_out = fopen(argv[6], "wb");
+		if (!oa_out)
+			die(argv[6]);
+		static uint8_t first[64 * ZS_OA_REPORT_BYTES];
+		const size_t want = (argc > 7 ? (size_t)atoi(argv[7]) : 10) * ZS_OA_REPORT_BYTES;
+		size_t got = 0;
+		int reads = 0;
+		while (got < want && want <= sizeof(first)) {
+			const ssize_t r = read(stream, first + got, want - got);
+			if (r <= 0 || r % ZS_OA_REPORT_BYTES)
+				die("blocking read of the OA stream");
+			got += (size_t)r;
+			reads++;
+		}
+		fwrite(first, 1, got, oa_out);
+		printf("oa: blocking reads: %zu reports in %d reads\n", got / ZS_OA_REPORT_BYTES, reads);
+	}
 	fflush(stdout);
 	struct drm_zesim_wait_user_fence w = {.addr = fence.va, .op = ZESIM_UFENCE_OP_EQ, .value = 0x1234,
 					      .mask = ~0ull, .timeout = spin ? -1 : 60000000000ll,
@@ -491,7 +511,7 @@ int main(int argc, char **argv)
 	if (oa) {
 		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_DISABLE, 0))
 			die("DISABLE");
-		oa_drain(stream, argv[6]);
+		oa_drain(stream, oa_out);
 		close(stream);
 	}
 	zm_module_free(&m);

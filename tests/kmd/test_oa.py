@@ -3,7 +3,8 @@
 docs/kmd.md §13): raw-ioctl clients (tests/kmd/kmd_client.c oa, oa-hold, oa-open)
 against a daemon whose OA block is the model's (docs/oa.md §4).
 
-- A periodic stream over a vector add: timer reports one period apart (timestamps
+- A periodic stream over a vector add: a blocking read while the kernel runs returns
+  (the OA-buffer interrupt woke it); a context-switch report; timer reports one period apart (timestamps
   2^(exp+1) ticks apart), DW0 as docs/oa.md §4.2 says, and between two consecutive
   timer reports every A counter's delta equals the daemon's ledger over the same
   cycles (ledger window = the period, so timer reports fall on window boundaries),
@@ -35,7 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 LINES = [m.group(1) for m in re.finditer(r'^ZE_OA_EVENT\(\w+,\s*\d+,\s*"([\w.]+)"',
                                           (ROOT / "include/zs/oa_events.def").read_text(), re.M)]
 M40, M32 = (1 << 40) - 1, (1 << 32) - 1
-TIMER, MMIO = 1, 4
+TIMER, MMIO, CTX_SWITCH = 1, 4, 8
 EUS_PER_SS = 2  # --topology 1x2x2x4: sub-slice 0 is EUs 0 and 1
 
 
@@ -95,6 +96,7 @@ class OaStreamTest(unittest.TestCase):
         ratio = int(m.group(1)) // int(m.group(2))
         self.assertEqual(ratio * int(m.group(2)), int(m.group(1)), "cycles per tick must be whole for this test")
         self.assertEqual(ratio, 80, "the daemon's ledger window assumed 80 cycles per tick")
+        self.assertIn("oa: blocking reads: 10 reports", out)
         self.assertIn("oa: poll says readable", out)
         self.assertIn("oa: short read ENOSPC", out)
         self.assertIn(", 0 EIO, status 0", out)
@@ -103,6 +105,9 @@ class OaStreamTest(unittest.TestCase):
         self.assertGreater(len(timer), 8, out)
         self.assertEqual(reps[-1]["reason"], MMIO, "the last report is DISABLE's")
         period = 2 << exp
+        ctx = [r for r in reps if r["reason"] & CTX_SWITCH]
+        self.assertTrue(ctx, "no context-switch report (OA_CTL.CTX_SWITCH)")
+        self.assertTrue(all(r["id"] & 1 << 16 for r in ctx), "a context-switch report without context valid")
         for r in reps:
             self.assertEqual(r["id"] & 0x1ff, 60, "clock ratio of 1 GHz")
             self.assertEqual(r["id"] >> 19 & ~0xf, 0, "unknown reason bits")
@@ -142,6 +147,18 @@ class OaStreamTest(unittest.TestCase):
         print(f"periodic: {len(reps)} reports, {checked} periods compared with the ledger ({busy} busy), "
               f"{st['oa_irqs']} OA interrupts")
 
+    def test_blocking_reader_is_woken(self):
+        """A period of five run-loop quanta: the reader finds the buffer empty and waits in
+        the preload; only the OA-buffer interrupt (the KMD notifying the fd) wakes it."""
+        exp = 7  # 20480 cycles
+        self.daemon(exp)
+        out_file = pathlib.Path(self.tmp.name) / "blocking.bin"
+        out = self.run_client("oa", self.vadd, "8192", str(exp), str(1 << 20), str(out_file), "4", timeout=60)
+        self.assertIn("oa: blocking reads: 4 reports in 4 reads", out)
+        reps = self.reports(out_file)
+        self.assertGreaterEqual(len([r for r in reps[:4] if r["reason"] & TIMER]), 3, "timer reports")
+        print("blocking reader: woken for each of 4 reports")
+
     def test_slow_reader(self):
         exp = 0  # a report every 160 cycles: 128 KiB hold 511
         self.daemon(exp)
@@ -149,8 +166,10 @@ class OaStreamTest(unittest.TestCase):
         out = self.run_client("oa", self.vadd, "8192", str(exp), str(128 << 10), str(out_file))
         self.assertIn("oa: read -EIO after 0 reports, STATUS 0x3", out)
         self.assertIn(", 1 EIO, status 0x3", out)
+        first = int(re.search(r"oa: blocking reads: (\d+) reports", out).group(1))
         reps = self.reports(out_file)
-        self.assertEqual(len(reps), 511, out)
+        self.assertEqual(len(reps), first + 511, out)
+        reps = reps[first:]  # after the loss: the 511 that fit
         timer = [r for r in reps if r["reason"] & TIMER]
         for r0, r1 in zip(timer, timer[1:]):
             self.assertEqual(r1["ts"] - r0["ts"], 2, "intact, consecutive timer reports")
