@@ -129,26 +129,38 @@ static int fuzz(unsigned seed, long count)
 		DRM_IOCTL_ZESIM_VERSION, DRM_IOCTL_ZESIM_DEVICE_QUERY, DRM_IOCTL_ZESIM_GEM_CREATE,
 		DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, DRM_IOCTL_ZESIM_GEM_CLOSE, DRM_IOCTL_ZESIM_VM_CREATE,
 		DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
-		DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE};
+		DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE,
+		DRM_IOCTL_ZESIM_OBSERVATION};
 	static uint64_t arg[512];
 	long ok = 0, failed = 0;
 	for (long i = 0; i < count; i++) {
-		unsigned long cmd = rand() % 8 ? cmds[rand() % 12] : ((unsigned long)rand() << 16 | (unsigned)rand());
+		unsigned long cmd = rand() % 8 ? cmds[rand() % 13] : ((unsigned long)rand() << 16 | (unsigned)rand());
 		for (unsigned w = 0; w < 16; w++) {
 			const uint64_t choices[] = {0, 1, (uint64_t)rand() % 8, 16, 4096, (uintptr_t)arg, ~0ull,
 						    (uint64_t)rand() << 32 | (unsigned)rand()};
 			arg[w] = choices[rand() % 8];
 		}
+		if (cmd == DRM_IOCTL_ZESIM_OBSERVATION && rand() % 2) {
+			/* a plausible head: type OA, an op, param into arg (a chain that may loop
+			 * through arg itself, a config whose regs_ptr is garbage, an id) */
+			arg[0] = arg[1] = 0;
+			arg[2] = (uint64_t)(rand() % 3);
+			arg[3] = (uintptr_t)&arg[4 + rand() % 4];
+		}
 		void *p = rand() % 8 == 0 ? (void *)(uintptr_t)(rand() % 3 ? 16 : 0xdead0000) : (void *)arg;
+		const uint64_t op = arg[2];
 		int rc = ioctl(fd, cmd, p);
-		if (rc == 0) {
+		if (rc > 0 && cmd == DRM_IOCTL_ZESIM_OBSERVATION && p == (void *)arg &&
+		    op == ZESIM_OBSERVATION_OP_STREAM_OPEN)
+			close(rc); /* an OA stream */
+		if (rc >= 0) {
 			ok++;
 			continue;
 		}
 		failed++;
 		if (errno != EINVAL && errno != ENOENT && errno != EFAULT && errno != ENOTTY && errno != ENOMEM &&
 		    errno != EEXIST && errno != ECANCELED && errno != ETIME && errno != ENOSPC &&
-		    errno != EMFILE) {
+		    errno != EMFILE && errno != E2BIG && errno != EADDRINUSE && errno != EBUSY && errno != ENODEV) {
 			fprintf(stderr, "kmd_client: ioctl 0x%lx gave errno %d (%s)\n", cmd, errno, strerror(errno));
 			return 1;
 		}
