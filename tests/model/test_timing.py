@@ -139,9 +139,10 @@ class Inst:
     """One generated instruction: its text, latency class, the GRFs / flags it reads and
     writes (scoreboard names 'r10', 'f0'), and for sends the message and what it touches."""
 
-    def __init__(self, text, cls, reads=(), writes=(), msg=None, lines=(), dwords=(), wait=None):
+    def __init__(self, text, cls, reads=(), writes=(), msg=None, lines=(), dwords=(), wait=None, only=None):
         self.text, self.cls, self.reads, self.writes = text, cls, tuple(reads), tuple(writes)
         self.msg, self.lines, self.dwords, self.wait = msg, tuple(lines), tuple(dwords), wait
+        self.only = only    # executed only by the threads for which only(tid) holds (None: all)
 
 
 def regs(base, simd, elements=1):
@@ -191,27 +192,31 @@ class Schedule:
         th["t"] = nxt
         return issue
 
-    def run(self, trace, nthreads=1, origin=0):
+    def run(self, prog, nthreads=1, origin=0):
         """Cycle of each thread's eot (and its timestamps) for a group placed at `origin`:
         thread t's first issue is at origin + (t + 1) x dispatch_cycles (§4)."""
+        traces = [prog.dynamic(t) for t in range(nthreads)]
         assert nthreads <= self.p.eus
         ths = [dict(tid=t, t=origin + (t + 1) * self.p.dispatch_cycles, ready={}, sends_done=0, issues=[], stamps={},
                     pc=0, end=None) for t in range(nthreads)]
         while any(th["end"] is None for th in ths):
-            arrivals = []
+            arrivals, ends = [], []
             for th in ths:
                 while th["end"] is None:
-                    ins = trace[th["pc"]]
+                    ins = traces[th["tid"]][th["pc"]]
                     th["pc"] += 1
                     issue = self.step(th, ins)
                     if ins.msg == "eot":
                         th["end"] = issue
+                        ends.append(issue)
                     elif ins.msg == "barrier":
                         arrivals.append((th, issue))
                         break
             if arrivals:
-                assert len(arrivals) == nthreads, "every thread reaches each barrier"
-                release = max(a for _, a in arrivals)    # the last arrival releases (§5)
+                # §5: the barrier releases when the arrivals equal the threads that have
+                # not ended: at the last arrival, or when the last thread that does not
+                # arrive ends while the others wait
+                release = max([a for _, a in arrivals] + ends)
                 for th, _ in arrivals:
                     th["t"] = release + self.p.barrier_cycles
         return ths
@@ -232,6 +237,10 @@ class Program:
     def add(self, ins):
         self.trace.append(ins)
         return self
+
+    def dynamic(self, tid):
+        """The instructions thread `tid` executes, in order."""
+        return [i for i in self.trace if i.cls != "label" and (i.only is None or i.only(tid))]
 
     def text(self):
         lines = [".kernel k", ".simd 8", f".slm {self.slm}", ".arg buf global"]
@@ -292,8 +301,17 @@ def lines_of(offsets):
     return out
 
 
-def load(dst, simd, offsets, msg="load"):
-    """send.load / send.atomic.add of `simd` channels at BUF + offsets[i] (r4 lanes)."""
+def load(dst, simd, offsets, msg="load", v=1, pred=None):
+    """send.load / send.atomic.add of `simd` channels at BUF + offsets[i] (r4 lanes); a
+    load of v dwords per channel (.v2-.v4) touches offsets[i] + 4e; with pred (a flag
+    that is 0) no channel is enabled."""
+    if pred:
+        return Inst(f"({pred}) send.load ({simd}) r{dst} r4 r7.0", "send", reads=["r4", "r7", pred],
+                    writes=regs(dst, simd), msg="load")
+    if v > 1:
+        elems = [o + 4 * e for o in offsets for e in range(v)]
+        return Inst(f"send.load.v{v} ({simd}) r{dst} r4 r7.0", "send", reads=["r4", "r7"], writes=regs(dst, simd, v),
+                    msg="load", lines=lines_of(elems))
     if msg == "atomic":
         text = f"send.atomic.add ({simd}) r{dst} r4 r13 r7.0"
         return Inst(text, "send", reads=["r4", "r13", "r7"], writes=regs(dst, simd), msg="atomic",
@@ -307,8 +325,11 @@ def store(simd, offsets):
                 lines=lines_of(offsets))
 
 
-def slm(msg, simd, offsets, dst=30):
+def slm(msg, simd, offsets, dst=30, pred=None):
     dw = [o // 4 for o in offsets]    # the group's SLM base is 0: the first group, first fit
+    if pred:
+        return Inst(f"({pred}) send.slm.load ({simd}) r{dst} r5", "send", reads=["r5", pred], writes=regs(dst, simd),
+                    msg=msg)
     if msg == "slm.load":
         return Inst(f"send.slm.load ({simd}) r{dst} r5", "send", reads=["r5"], writes=regs(dst, simd), msg=msg,
                     dwords=dw)
@@ -436,6 +457,22 @@ def send_cases():
     p.add(load(30, 8, same)).add(use(30))
     q.add(load(30, 8, same)).add(use(31))
     out.append(("load: SIMD8 in one line: one miss", eot(p), eot(q), 1))
+    # a second access to a line right after its miss is a hit (no miss merging)
+    p, q = preamble(Program(), [a]), preamble(Program(), [a])
+    p.add(load(30, 1, [a])).add(load(32, 1, [a])).add(use(32))
+    q.add(load(30, 1, [a])).add(load(32, 1, [a])).add(use(33))
+    out.append(("load: a second access right after the miss hits (no miss merging)", eot(p), eot(q), 1))
+    # vector loads: 8 channels x 4 dwords, 16 bytes apart: 128 bytes, two missing lines
+    vec = [0x3000 + 16 * i for i in range(8)]
+    p, q = preamble(Program(), vec), preamble(Program(), vec)
+    p.add(load(30, 8, vec, v=4)).add(use(33))
+    q.add(load(30, 8, vec, v=4)).add(use(34))
+    out.append(("load.v4: SIMD8 x 4 dwords, 2 lines; the last element's register", eot(p), eot(q), 1))
+    # no channel enabled (predicate f0 = 0): complete at issue
+    p, q = preamble(Program(), [a]), preamble(Program(), [a])
+    p.add(load(30, 8, [a], pred="f0")).add(use(30))
+    q.add(load(30, 8, [a], pred="f0")).add(use(31))
+    out.append(("load with no channel enabled completes at issue", eot(p), eot(q), 1))
     # L3 capacity: ways + 1 lines of one set (offset 0 of distinct pages) evict the first
     out += l3_set_cases()
     # store: completion only waited for by a fence
@@ -475,6 +512,10 @@ def send_cases():
         p.add(slm("slm.load", 8, offs_)).add(use(30))
         q.add(slm("slm.load", 8, offs_)).add(use(31))
         out.append((f"slm.load: {what}", eot(p), eot(q), 1))
+    p, q = preamble(Program(slm=1024), slm_lanes=spread), preamble(Program(slm=1024), slm_lanes=spread)
+    p.add(slm("slm.load", 8, spread, pred="f0")).add(use(30))
+    q.add(slm("slm.load", 8, spread, pred="f0")).add(use(31))
+    out.append(("slm.load with no channel enabled still takes slm_latency", eot(p), eot(q), 1))
     p, q = preamble(Program(slm=1024), slm_lanes=conflict), preamble(Program(slm=1024), slm_lanes=conflict)
     p.add(slm("slm.store", 8, conflict)).add(fence())
     q.add(slm("slm.store", 8, conflict)).add(nop())
@@ -540,6 +581,24 @@ def dispatch_cases():
             return eot(prog)
         out.append((f"barrier: {nthreads} threads, thread {slow} last", body(preamble(Program()), True),
                     body(preamble(Program()), False), (nthreads, nthreads)))
+    for nthreads, slow in ((2, 1), (2, 0), (4, 3)):
+        # thread `slow` skips the barrier and ends late: its end releases the others
+        def body(prog, barrier, slow=slow):
+            is_slow = lambda tid, slow=slow: tid == slow          # noqa: E731
+            prog.add(Inst(f"cmp.eq.f1 (1) null r0.3:ud {slow}:ud", "alu", reads=["r0"], writes=["f1"]))
+            prog.add(Inst("(f1) mov (1) r15.0:ud 150:ud", "alu", reads=["f1"], writes=["r15"]))
+            prog.add(Inst("wait r15.0", "ctrl", reads=["r15"], wait=lambda tid: 150 if is_slow(tid) else 0))
+            prog.add(stamp(20))
+            prog.add(Inst("(f1) jmpi out", "branch", reads=["f1"]))
+            if barrier:
+                prog.add(Inst("send.barrier", "send", msg="barrier", only=lambda tid: not is_slow(tid)))
+            else:
+                prog.add(Inst("nop", "ctrl", only=lambda tid: not is_slow(tid)))
+            prog.add(Inst("out:", "label"))
+            prog.add(stamp(22))
+            return eot(prog)
+        out.append((f"barrier: {nthreads} threads released by thread {slow}'s end", body(preamble(Program()), True),
+                    body(preamble(Program()), False), (nthreads, nthreads)))
     return out
 
 
@@ -594,12 +653,10 @@ class TimingTest(unittest.TestCase):
             for k, v in w["sends"].items():
                 sends[k] = sends.get(k, 0) + v
         want_inst, want_sends = {}, {}
-        for i in prog.trace:
-            if i.cls == "label":
-                continue
-            want_inst[i.cls] = want_inst.get(i.cls, 0) + threads * walkers
+        for i in (i for tid in range(threads) for i in prog.dynamic(tid)):
+            want_inst[i.cls] = want_inst.get(i.cls, 0) + walkers
             if i.msg:
-                want_sends[i.msg] = want_sends.get(i.msg, 0) + threads * walkers
+                want_sends[i.msg] = want_sends.get(i.msg, 0) + walkers
         self.assertEqual({k: v for k, v in inst.items() if v}, want_inst, f"{tag}: ledger inst.*")
         self.assertEqual({k: v for k, v in sends.items() if v}, want_sends, f"{tag}: ledger sends.*")
         return res
@@ -608,10 +665,9 @@ class TimingTest(unittest.TestCase):
         """Cycle of the last eot after the first group's placement, and the last
         timestamp in each register of each thread of the last walker, by the documented
         rules."""
-        trace = [i for i in prog.trace if i.cls != "label"]
         mem, origin = Memory(p), 0
         for w in range(walkers):
-            ths = Schedule(p, mem).run(trace, threads, origin)
+            ths = Schedule(p, mem).run(prog, threads, origin)
             end = max(th["end"] for th in ths)
             # the next walker's first group is placed in the cycle after the last thread
             # of the previous one ended (§4)
