@@ -525,6 +525,37 @@ static void one_gib_boundaries(void)
 	/* (the VM stays until the file is closed: its exec queue holds it) */
 }
 
+/* A leaf table freed by an UNMAP stops counting against its file's memory limit
+ * (docs/kmd.md §3: objects + page-table pages of its VMs): many MAP / UNMAP rounds of
+ * one 2 MiB region under a limit a few pages above what one round needs all succeed. */
+static void freed_tables_leave_the_file_limit(void)
+{
+	zk_limits_t old, lim;
+	zk_get_limits(k, &old);
+	zk_file_t *const f1 = f;
+	f = zk_open(k, 101);
+	EXPECT(f, "zk_open");
+	/* root + levels 2 and 1 + a leaf table + a 4 KiB object, and 2 pages to spare */
+	lim = old;
+	lim.bytes_per_file = 7 * 4 * KB;
+	zk_set_limits(k, &lim);
+	struct drm_zesim_vm_create vc = {0};
+	EXPECT(io(DRM_IOCTL_ZESIM_VM_CREATE, &vc, NULL, 0) == 0, "VM_CREATE");
+	object_t obj = object(4 * KB);
+	binding_t b = {"4 KiB at 2 MiB", &obj, 0, 4 * KB, 2 * MB, 0};
+	for (unsigned round = 0; round < 64; round++) {
+		const int rc = bind(vc.vm_id, &b, ZESIM_VM_BIND_OP_MAP, NULL, 0);
+		EXPECT(rc == 0, "MAP / UNMAP round %u under a %" PRIu64 " KiB limit: MAP fails with %d (freed leaf tables still "
+		       "counted against the file)", round, lim.bytes_per_file / KB, rc);
+		EXPECT(bind(vc.vm_id, &b, ZESIM_VM_BIND_OP_UNMAP, NULL, 0) == 0, "UNMAP");
+	}
+	munmap(obj.cpu, obj.size);
+	zk_close(f);
+	f = f1;
+	zk_set_limits(k, &old);
+	printf("64 MAP / UNMAP rounds of one region under a 28 KiB file limit: freed leaf tables are not counted\n");
+}
+
 /* ---- random tables: the two walkers, bit for bit --------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -651,6 +682,7 @@ int main(void)
 	printf("UNMAP: the binding's pages fault not-present, the others still translate; the region takes 4 KiB pages\n");
 
 	one_gib_boundaries();
+	freed_tables_leave_the_file_limit();
 
 	zk_close(f);
 	zk_stats_t st;
