@@ -63,6 +63,9 @@ def documented_config(preset):
     assert fixed, "docs/config.md: the fixed values' sentence is gone"
     for key, value in re.findall(r"`(\w+)` (\d+)", fixed.group(1)):
         cfg[key] = int(value)
+    topo = re.search(r"^\| topology \(slices × sub-slices × EUs × threads\) \| ([^|]+)\| ([^|]+)\|", text, re.M)
+    assert topo, "docs/config.md §2: no topology row in the preset table"
+    cfg["topology"] = [int(x) for x in re.findall(r"\d+", topo.group({"xe-lp": 1, "tiny": 2}[preset]))[:4]]
     l3 = re.search(r"^\| L3 \| (\d+) KiB \| (\d+) KiB \|", text, re.M)
     assert l3, "docs/config.md §2: no L3 row in the preset table"
     cfg["l3_kb"] = int(l3.group({"xe-lp": 1, "tiny": 2}[preset]))
@@ -84,11 +87,13 @@ class Params:
     def __init__(self, preset, overrides=None):
         self.lat = documented_latencies()
         c = documented_config(preset)
-        c.update({k: v for k, v in (overrides or {}).items() if k not in ("preset", "topology")})
+        c.update({k: v for k, v in (overrides or {}).items() if k != "preset"})
+        if isinstance(c["topology"], str):
+            c["topology"] = [int(x) for x in c["topology"].split("x")]
         self.__dict__.update(c)
         self.line_cycles = math.ceil(64 / self.dram_bytes_per_cycle)
         self.l3_sets = self.l3_kb * 1024 // 64 // self.l3_ways
-        self.eus = 4 if overrides and "topology" in overrides else 2   # tiny: 1x1x2x4 (docs/config.md §2)
+        self.eus = self.topology[2]       # EUs of the (one) sub-slice the group runs in
 
 
 # ---- the documented rules -------------------------------------------------------------
