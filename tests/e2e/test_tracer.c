@@ -1,28 +1,29 @@
-/* The driver-level tracer (zetTracerExp*, driver/README.md "Driver tracer"): one
- * case per guarantee, run with ZET_ENABLE_API_TRACING_EXP=1 (all but "off"; "both"
- * with the loader's tracing layer too).
+/* Tracers, one case per guarantee, for the driver's own tracer (zetTracerExp*,
+ * driver/README.md "Driver tracer") and the loader's tracing layer (zelTracer*,
+ * both ways of registering callbacks): tracers.h.
  *
- *   usage: e2e_tracer CASE vadd.elf
- *   off         without the variable every zetTracerExp* call is UNINITIALIZED
+ *   usage: e2e_tracer driver|loader|loader-register CASE vadd.elf
+ *   off         without the enabling variable, creating a tracer is UNINITIALIZED
  *   disabled    a tracer is created disabled; enabling and disabling it
  *   callbacks   each callback gets the call's params, the result, the tracer's user
  *               data and its own per-call instance-data slot
  *   modify      a prologue that changes a parameter changes the call
- *   order       several tracers: prologues and epilogues in creation order
+ *   order       several tracers: the order of prologues and epilogues
  *   in_use      destroy is refused while the tracer is enabled
  *   destroy     destroy waits for callbacks in flight on another thread
  *   pairs       a tracer disabled (enabled) by another thread during a call still
  *               gets (still does not get) that call's epilogue
- *   both        the driver tracer and the loader's tracing layer together */
-#include <level_zero/layers/zel_tracing_api.h>
-#include <level_zero/zet_api.h>
+ *   newer       (loader-register) an API newer than the 1.0 callback table
+ *   both        (driver) the driver tracer and the loader's layer together
+ *
+ * Where the loader's layer (1.8.12) differs from the driver tracer, the case says
+ * so: it calls tracers in the order they were enabled, not created, and does not
+ * check tracer handles. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 
-#include "e2e.h"
-
-/* ---- small helpers ---- */
+#include "tracers.h"
 
 static void sleep_ms(long ms)
 {
@@ -37,8 +38,7 @@ static void wait_for(atomic_int *f, int v, const char *what)
 	EXPECT(atomic_load(f) == v, "timed out waiting for %s", what);
 }
 
-/* The call sequence the callbacks see, as text: "A+" for tracer A's prologue,
- * "A-" for its epilogue. */
+/* The callbacks seen, as text: "A+" for tracer A's prologue, "A-" for its epilogue. */
 static char seq[512];
 static pthread_mutex_t seq_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -60,14 +60,14 @@ static void expect_seq(const char *want, int line)
 }
 #define EXPECT_SEQ(want) expect_seq((want), __LINE__)
 
-/* Per tracer: its name, counts and what the last callbacks saw. */
+/* Per tracer: its name, counts and what its last callbacks saw. */
 typedef struct rec {
 	const char *name;
 	atomic_int pro, epi;
 	ze_result_t last_result;
 	void *prologue_params, *epilogue_params;
 	int inst_mismatch;
-	atomic_int block_in_prologue; /* "destroy": 1 = park the call in its prologue */
+	atomic_int block_in_prologue; /* "destroy": park the call in its prologue */
 	atomic_int parked, release, epilogue_done;
 } rec_t;
 
@@ -120,19 +120,34 @@ static void ZE_APICALL group_epi(ze_kernel_set_group_size_params_t *p, ze_result
 	atomic_store(&t->epilogue_done, 1);
 }
 
-static zet_tracer_exp_handle_t tracer(e2e_t *e, rec_t *t)
+static void *tracer_tables(void *user, const ze_callbacks_t *pro, const ze_callbacks_t *epi)
 {
-	zet_tracer_exp_desc_t d = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, t};
-	zet_tracer_exp_handle_t h;
-	CHECK(zetTracerExpCreate(e->ctx, &d, &h));
-	zet_core_callbacks_t pro = {0}, epi = {0};
-	pro.CommandList.pfnAppendLaunchKernelCb = launch_pro;
+	void *h;
+	CHECK(tr_create(user, &h));
+	CHECK(tr_set(h, pro, epi));
+	return h;
+}
+
+/* A tracer with the recording callbacks above; `launch_prologue` replaces launch_pro. */
+static void *tracer_with(rec_t *t, ze_pfnCommandListAppendLaunchKernelCb_t launch_prologue)
+{
+	ze_callbacks_t pro = {0}, epi = {0};
+	pro.CommandList.pfnAppendLaunchKernelCb = launch_prologue;
 	epi.CommandList.pfnAppendLaunchKernelCb = launch_epi;
 	pro.Kernel.pfnSetGroupSizeCb = group_pro;
 	epi.Kernel.pfnSetGroupSizeCb = group_epi;
-	CHECK(zetTracerExpSetPrologues(h, &pro));
-	CHECK(zetTracerExpSetEpilogues(h, &epi));
-	return h;
+	return tracer_tables(t, &pro, &epi);
+}
+
+static void *tracer(rec_t *t)
+{
+	return tracer_with(t, launch_pro);
+}
+
+static void off(void *h)
+{
+	CHECK(tr_enable(h, 0));
+	CHECK(tr_destroy(h));
 }
 
 static ze_result_t launch(void)
@@ -150,7 +165,7 @@ static void counts(rec_t *t, int pro, int epi, int line)
 }
 #define COUNTS(t, pro, epi) counts((t), (pro), (epi), __LINE__)
 
-/* Each callback checks the values of its call's parameters. */
+/* Callbacks that check the values of their call's parameters, and may replace some. */
 typedef struct check_rec {
 	ze_command_list_handle_t list;
 	ze_kernel_handle_t kernel;
@@ -190,85 +205,94 @@ static void ZE_APICALL check_setarg_pro(ze_kernel_set_argument_value_params_t *p
 		*p->ppArgValue = c->replace_arg;
 }
 
+static void *check_tracer(check_rec_t *c)
+{
+	ze_callbacks_t pro = {0}, epi = {0};
+	pro.CommandList.pfnAppendLaunchKernelCb = check_launch_pro;
+	epi.CommandList.pfnAppendLaunchKernelCb = check_launch_epi;
+	pro.Kernel.pfnSetArgumentValueCb = check_setarg_pro;
+	return tracer_tables(c, &pro, &epi);
+}
+
 /* ---- the cases ---- */
 
-static void case_off(e2e_t *e)
+static void case_off(void)
 {
 	rec_t a = {.name = "A"};
-	zet_tracer_exp_desc_t d = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, &a};
-	zet_tracer_exp_handle_t h = NULL;
-	zet_core_callbacks_t cbs = {0};
-	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, zetTracerExpCreate(e->ctx, &d, &h));
+	void *h = NULL;
+	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, tr_create(&a, &h));
 	EXPECT(h == NULL, "a handle came back");
+	if (tr_api != TR_DRIVER)
+		return;
+	/* The driver's other entries say the same, whatever the handle. */
 	zet_tracer_exp_handle_t bogus = (zet_tracer_exp_handle_t)&a;
+	zet_core_callbacks_t cbs = {0};
 	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, zetTracerExpSetPrologues(bogus, &cbs));
 	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, zetTracerExpSetEpilogues(bogus, &cbs));
 	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, zetTracerExpSetEnabled(bogus, 1));
 	CHECK_RESULT(ZE_RESULT_ERROR_UNINITIALIZED, zetTracerExpDestroy(bogus));
 }
 
-static void case_disabled(e2e_t *e)
+static void case_disabled(void)
 {
 	rec_t a = {.name = "A"};
-	zet_tracer_exp_handle_t h = tracer(e, &a);
+	void *h = tracer(&a);
 	CHECK(launch());
 	CHECK(zeKernelSetGroupSize(the_kernel, 64, 1, 1));
 	COUNTS(&a, 0, 0);
-	CHECK(zetTracerExpSetEnabled(h, 1));
+	CHECK(tr_enable(h, 1));
 	CHECK(launch());
 	COUNTS(&a, 1, 1);
 	CHECK(zeKernelSetGroupSize(the_kernel, 64, 1, 1));
 	COUNTS(&a, 2, 2);
-	CHECK(zetTracerExpSetEnabled(h, 1)); /* enabling twice is one enable */
-	CHECK(zetTracerExpSetEnabled(h, 0));
-	CHECK(launch());
-	COUNTS(&a, 2, 2);
-	CHECK(zetTracerExpSetEnabled(h, 1));
+	CHECK(tr_enable(h, 1)); /* enabling twice is one enable */
 	CHECK(launch());
 	COUNTS(&a, 3, 3);
-	CHECK(zetTracerExpSetEnabled(h, 0));
-	CHECK(zetTracerExpDestroy(h));
-	/* Bad arguments. */
+	CHECK(tr_enable(h, 0));
+	CHECK(launch());
+	COUNTS(&a, 3, 3);
+	CHECK(tr_enable(h, 1));
+	CHECK(launch());
+	COUNTS(&a, 4, 4);
+	CHECK(tr_enable(h, 0));
+	CHECK(tr_destroy(h));
+	if (tr_api != TR_DRIVER)
+		return;
+	/* The driver checks its arguments. */
 	zet_tracer_exp_desc_t d = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
 	zet_tracer_exp_handle_t h2;
-	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zetTracerExpCreate(e->ctx, &d, &h2));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zetTracerExpCreate(tr_ctx, &d, &h2));
 	d.pUserData = &a;
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zetTracerExpCreate(NULL, &d, &h2));
-	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zetTracerExpCreate(e->ctx, &d, NULL));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zetTracerExpCreate(tr_ctx, &d, NULL));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zetTracerExpSetEnabled(NULL, 1));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zetTracerExpDestroy(NULL));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zetTracerExpSetPrologues((void *)1, NULL));
 }
 
-static void case_callbacks(e2e_t *e)
+static void case_callbacks(void)
 {
 	rec_t a = {.name = "A"}, b = {.name = "B"};
-	zet_tracer_exp_handle_t ha = tracer(e, &a), hb = tracer(e, &b);
-	CHECK(zetTracerExpSetEnabled(ha, 1));
-	CHECK(zetTracerExpSetEnabled(hb, 1));
-	/* A third checks the values its params point at. */
+	void *ha = tracer(&a), *hb = tracer(&b);
+	/* A third checks the values its params point at; a fourth has no callbacks. */
 	check_rec_t cr = {the_list, the_kernel, the_groups, NULL, NULL, 0};
-	zet_tracer_exp_desc_t d = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, &cr};
-	zet_tracer_exp_handle_t hc;
-	CHECK(zetTracerExpCreate(e->ctx, &d, &hc));
-	zet_core_callbacks_t pro = {0}, epi = {0};
-	pro.CommandList.pfnAppendLaunchKernelCb = check_launch_pro;
-	epi.CommandList.pfnAppendLaunchKernelCb = check_launch_epi;
-	CHECK(zetTracerExpSetPrologues(hc, &pro));
-	CHECK(zetTracerExpSetEpilogues(hc, &epi));
-	CHECK(zetTracerExpSetEnabled(hc, 1));
+	void *hc = check_tracer(&cr);
+	static const ze_callbacks_t none;
+	void *hd = tracer_tables(&cr, &none, &none);
+	CHECK(tr_enable(ha, 1));
+	CHECK(tr_enable(hb, 1));
+	CHECK(tr_enable(hc, 1));
+	CHECK(tr_enable(hd, 1));
 	CHECK(launch());
-	CHECK(zetTracerExpSetEnabled(hc, 0));
-	CHECK(zetTracerExpDestroy(hc));
-	EXPECT(cr.calls == 1, "the checking prologue ran %d times", cr.calls);
-	memset(&pro, 0, sizeof(pro));
-	memset(&epi, 0, sizeof(epi));
 	COUNTS(&a, 1, 1);
 	COUNTS(&b, 1, 1);
+	EXPECT(cr.calls == 1, "the checking prologue ran %d times", cr.calls);
 	EXPECT(a.last_result == ZE_RESULT_SUCCESS && b.last_result == ZE_RESULT_SUCCESS, "epilogue results %#x %#x",
 	       (unsigned)a.last_result, (unsigned)b.last_result);
 	EXPECT(a.prologue_params == a.epilogue_params && a.prologue_params == b.prologue_params,
 	       "prologues and epilogues of one call got different params");
 	EXPECT(a.inst_mismatch == 0 && b.inst_mismatch == 0, "an epilogue did not get its prologue's instance data");
+	off(hc);
 	/* The result of a failing call reaches every epilogue. */
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
 		     zeCommandListAppendLaunchKernel(the_list, the_kernel, NULL, NULL, 0, NULL));
@@ -276,19 +300,11 @@ static void case_callbacks(e2e_t *e)
 		       b.last_result == ZE_RESULT_ERROR_INVALID_NULL_POINTER,
 	       "epilogue results %#x %#x", (unsigned)a.last_result, (unsigned)b.last_result);
 	COUNTS(&a, 2, 2);
-	EXPECT(a.inst_mismatch == 0 && b.inst_mismatch == 0, "an epilogue did not get its prologue's instance data");
-	/* Callbacks the tables leave NULL are not called; an empty table is fine. */
-	CHECK(zetTracerExpSetEnabled(hb, 0));
-	CHECK(zetTracerExpSetPrologues(hb, &pro));
-	CHECK(zetTracerExpSetEpilogues(hb, &epi));
-	CHECK(zetTracerExpSetEnabled(hb, 1));
-	CHECK(launch());
-	COUNTS(&a, 3, 3);
 	COUNTS(&b, 2, 2);
-	CHECK(zetTracerExpSetEnabled(ha, 0));
-	CHECK(zetTracerExpSetEnabled(hb, 0));
-	CHECK(zetTracerExpDestroy(ha));
-	CHECK(zetTracerExpDestroy(hb));
+	EXPECT(a.inst_mismatch == 0 && b.inst_mismatch == 0, "an epilogue did not get its prologue's instance data");
+	off(ha);
+	off(hb);
+	off(hd);
 }
 
 static void case_modify(e2e_t *e, const char *elf)
@@ -306,16 +322,8 @@ static void case_modify(e2e_t *e, const char *elf)
 	}
 	const ze_group_count_t one = {1, 1, 1}, all = {n / 64, 1, 1};
 	check_rec_t cr = {e->list, k, &one, &all, &b2, 0};
-	zet_tracer_exp_desc_t d = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, &cr};
-	zet_tracer_exp_handle_t h;
-	CHECK(zetTracerExpCreate(e->ctx, &d, &h));
-	zet_core_callbacks_t pro = {0}, epi = {0};
-	pro.CommandList.pfnAppendLaunchKernelCb = check_launch_pro;
-	epi.CommandList.pfnAppendLaunchKernelCb = check_launch_epi;
-	pro.Kernel.pfnSetArgumentValueCb = check_setarg_pro;
-	CHECK(zetTracerExpSetPrologues(h, &pro));
-	CHECK(zetTracerExpSetEpilogues(h, &epi));
-	CHECK(zetTracerExpSetEnabled(h, 1));
+	void *h = check_tracer(&cr);
+	CHECK(tr_enable(h, 1));
 
 	CHECK(zeKernelSetGroupSize(k, 64, 1, 1));
 	CHECK(zeKernelSetArgumentValue(k, 0, 8, &a));
@@ -329,8 +337,7 @@ static void case_modify(e2e_t *e, const char *elf)
 	for (uint32_t i = 0; i < n; i++)
 		EXPECT(c[i] == (float)(4 * i), "c[%u] = %g, expected %g (a + b2 over all groups)", i, (double)c[i],
 		       (double)(4 * i));
-	CHECK(zetTracerExpSetEnabled(h, 0));
-	CHECK(zetTracerExpDestroy(h));
+	off(h);
 	CHECK(zeMemFree(e->ctx, a));
 	CHECK(zeMemFree(e->ctx, b));
 	CHECK(zeMemFree(e->ctx, b2));
@@ -339,54 +346,56 @@ static void case_modify(e2e_t *e, const char *elf)
 	CHECK(zeModuleDestroy(m));
 }
 
-static void case_order(e2e_t *e)
+static void case_order(void)
 {
+	const int driver = tr_api == TR_DRIVER;
 	rec_t a = {.name = "A"}, b = {.name = "B"}, c = {.name = "C"}, d = {.name = "D"};
-	zet_tracer_exp_handle_t ha = tracer(e, &a), hb = tracer(e, &b), hc = tracer(e, &c);
-	/* Enabled in another order than created. */
-	CHECK(zetTracerExpSetEnabled(hc, 1));
-	CHECK(zetTracerExpSetEnabled(ha, 1));
-	CHECK(zetTracerExpSetEnabled(hb, 1));
+	void *ha = tracer(&a), *hb = tracer(&b), *hc = tracer(&c);
+	/* Enabled in another order than created: the driver calls them in creation
+	 * order, the loader's layer in enable order; epilogues in the same order as
+	 * prologues. */
+	CHECK(tr_enable(hc, 1));
+	CHECK(tr_enable(ha, 1));
+	CHECK(tr_enable(hb, 1));
 	CHECK(launch());
-	EXPECT_SEQ("A+ B+ C+ A- B- C-");
-	CHECK(zetTracerExpSetEnabled(hb, 0));
+	EXPECT_SEQ(driver ? "A+ B+ C+ A- B- C-" : "C+ A+ B+ C- A- B-");
+	CHECK(tr_enable(hb, 0));
 	CHECK(launch());
-	EXPECT_SEQ("A+ C+ A- C-");
-	zet_tracer_exp_handle_t hd = tracer(e, &d);
-	CHECK(zetTracerExpSetEnabled(hd, 1));
-	CHECK(zetTracerExpSetEnabled(hb, 1));
+	EXPECT_SEQ(driver ? "A+ C+ A- C-" : "C+ A+ C- A-");
+	void *hd = tracer(&d);
+	CHECK(tr_enable(hd, 1));
 	CHECK(launch());
-	EXPECT_SEQ("A+ B+ C+ D+ A- B- C- D-");
+	EXPECT_SEQ(driver ? "A+ C+ D+ A- C- D-" : "C+ A+ D+ C- A- D-");
 	/* A destroyed tracer leaves the others' order alone. */
-	CHECK(zetTracerExpSetEnabled(hb, 0));
-	CHECK(zetTracerExpDestroy(hb));
+	CHECK(tr_destroy(hb));
+	CHECK(tr_enable(ha, 0));
 	CHECK(launch());
-	EXPECT_SEQ("A+ C+ D+ A- C- D-");
-	zet_tracer_exp_handle_t all[] = {ha, hc, hd};
-	for (int i = 0; i < 3; i++) {
-		CHECK(zetTracerExpSetEnabled(all[i], 0));
-		CHECK(zetTracerExpDestroy(all[i]));
-	}
+	EXPECT_SEQ("C+ D+ C- D-");
+	CHECK(tr_destroy(ha));
+	off(hc);
+	off(hd);
 }
 
-static void case_in_use(e2e_t *e)
+static void case_in_use(void)
 {
 	rec_t a = {.name = "A"};
-	zet_tracer_exp_handle_t h = tracer(e, &a);
-	CHECK(zetTracerExpSetEnabled(h, 1));
-	CHECK_RESULT(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, zetTracerExpDestroy(h));
+	void *h = tracer(&a);
+	CHECK(tr_enable(h, 1));
+	CHECK_RESULT(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, tr_destroy(h));
 	CHECK(launch()); /* still there, still enabled */
 	COUNTS(&a, 1, 1);
-	CHECK(zetTracerExpSetEnabled(h, 0));
-	CHECK(zetTracerExpDestroy(h));
+	CHECK(tr_enable(h, 0));
+	CHECK(tr_destroy(h));
 	CHECK(launch());
 	COUNTS(&a, 1, 1);
+	if (tr_api != TR_DRIVER)
+		return; /* the layer does not check its handles: a destroyed one is a dangling pointer */
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zetTracerExpSetEnabled(h, 1));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zetTracerExpDestroy(h));
 }
 
 typedef struct destroyer {
-	zet_tracer_exp_handle_t h;
+	void *h;
 	rec_t *rec;
 	atomic_int done;
 	int epilogue_done_at_return;
@@ -403,38 +412,38 @@ static void *group_call(void *arg)
 static void *destroy_thread(void *arg)
 {
 	destroyer_t *d = arg;
-	d->result = zetTracerExpDestroy(d->h);
+	d->result = tr_destroy(d->h);
 	d->epilogue_done_at_return = atomic_load(&d->rec->epilogue_done);
 	atomic_store(&d->done, 1);
 	return NULL;
 }
 
-static void case_destroy(e2e_t *e)
+static void case_destroy(void)
 {
 	rec_t a = {.name = "A"};
-	zet_tracer_exp_handle_t h = tracer(e, &a);
-	CHECK(zetTracerExpSetEnabled(h, 1));
+	void *h = tracer(&a);
+	CHECK(tr_enable(h, 1));
 	atomic_store(&a.block_in_prologue, 1);
 	pthread_t caller, killer;
 	EXPECT(pthread_create(&caller, NULL, group_call, NULL) == 0, "pthread_create");
 	wait_for(&a.parked, 1, "the call to reach its prologue");
-	CHECK(zetTracerExpSetEnabled(h, 0));
+	CHECK(tr_enable(h, 0));
 	destroyer_t d = {h, &a, 0, 0, ZE_RESULT_ERROR_UNKNOWN};
 	EXPECT(pthread_create(&killer, NULL, destroy_thread, &d) == 0, "pthread_create");
 	sleep_ms(300);
-	EXPECT(!atomic_load(&d.done), "zetTracerExpDestroy returned while a prologue was running");
+	EXPECT(!atomic_load(&d.done), "the tracer's destroy returned while its prologue was running");
 	atomic_store(&a.release, 1);
 	pthread_join(caller, NULL);
 	pthread_join(killer, NULL);
-	EXPECT(d.result == ZE_RESULT_SUCCESS, "zetTracerExpDestroy returned %#x", (unsigned)d.result);
-	EXPECT(d.epilogue_done_at_return, "zetTracerExpDestroy returned before the call's epilogue had run");
+	EXPECT(d.result == ZE_RESULT_SUCCESS, "destroy returned %#x", (unsigned)d.result);
+	EXPECT(d.epilogue_done_at_return, "the tracer's destroy returned before the call's epilogue had run");
 	COUNTS(&a, 1, 1);
 }
 
 /* "pairs": a helper thread enables or disables a tracer while a call is inside
  * another tracer's prologue (the hook), then the call goes on. */
 typedef struct toggle {
-	zet_tracer_exp_handle_t target;
+	void *target;
 	ze_bool_t enable;
 	atomic_int go, done;
 } toggle_t;
@@ -445,7 +454,7 @@ static void *toggler(void *arg)
 {
 	toggle_t *t = arg;
 	wait_for(&t->go, 1, "the hook");
-	CHECK(zetTracerExpSetEnabled(t->target, t->enable));
+	CHECK(tr_enable(t->target, t->enable));
 	atomic_store(&t->done, 1);
 	return NULL;
 }
@@ -456,11 +465,11 @@ static void ZE_APICALL hook_pro(ze_command_list_append_launch_kernel_params_t *p
 	launch_pro(p, r, user, inst);
 	if (the_toggle) {
 		atomic_store(&the_toggle->go, 1);
-		wait_for(&the_toggle->done, 1, "the other thread's zetTracerExpSetEnabled");
+		wait_for(&the_toggle->done, 1, "the other thread's enable or disable");
 	}
 }
 
-static void toggle_during_call(zet_tracer_exp_handle_t target, ze_bool_t enable)
+static void toggle_during_call(void *target, ze_bool_t enable)
 {
 	toggle_t t = {target, enable, 0, 0};
 	pthread_t th;
@@ -471,33 +480,55 @@ static void toggle_during_call(zet_tracer_exp_handle_t target, ze_bool_t enable)
 	the_toggle = NULL;
 }
 
-static void case_pairs(e2e_t *e)
+static void case_pairs(void)
 {
-	/* The hook H is created first, so its prologue runs before T's. */
-	rec_t hr = {.name = "H"}, tr = {.name = "T"};
-	zet_tracer_exp_handle_t h = tracer(e, &hr), t = tracer(e, &tr);
-	zet_core_callbacks_t pro = {0};
-	pro.CommandList.pfnAppendLaunchKernelCb = hook_pro;
-	CHECK(zetTracerExpSetPrologues(h, &pro));
-	CHECK(zetTracerExpSetEnabled(h, 1));
+	/* The hook H is created and enabled first, so its prologue runs before T's
+	 * in either order. */
+	rec_t hr = {.name = "H"}, tr = {.name = "T"}, ur = {.name = "U"};
+	void *h = tracer_with(&hr, hook_pro), *t = tracer(&tr), *u = tracer(&ur);
+	CHECK(tr_enable(h, 1));
 	/* T enabled before the call, disabled during it: its epilogue still comes. */
-	CHECK(zetTracerExpSetEnabled(t, 1));
+	CHECK(tr_enable(t, 1));
 	toggle_during_call(t, 0);
 	EXPECT_SEQ("H+ T+ H- T-");
 	COUNTS(&tr, 1, 1);
 	CHECK(launch());
 	EXPECT_SEQ("H+ H-");
-	/* T disabled before the call, enabled during it: no epilogue without a prologue. */
-	toggle_during_call(t, 1);
+	/* U disabled before the call, enabled during it: no epilogue without a prologue. */
+	toggle_during_call(u, 1);
 	EXPECT_SEQ("H+ H-");
-	COUNTS(&tr, 1, 1);
+	COUNTS(&ur, 0, 0);
 	CHECK(launch());
-	EXPECT_SEQ("H+ T+ H- T-");
-	COUNTS(&tr, 2, 2);
-	CHECK(zetTracerExpSetEnabled(h, 0));
-	CHECK(zetTracerExpSetEnabled(t, 0));
-	CHECK(zetTracerExpDestroy(h));
-	CHECK(zetTracerExpDestroy(t));
+	EXPECT_SEQ("H+ U+ H- U-");
+	COUNTS(&ur, 1, 1);
+	off(h);
+	CHECK(tr_destroy(t));
+	off(u);
+}
+
+static int newer_calls[2];
+
+static void ZE_APICALL create_ex_cb(ze_context_create_ex_params_t *p, ze_result_t r, void *user, void **inst)
+{
+	(void)p, (void)inst;
+	newer_calls[r == ZE_RESULT_SUCCESS && *p->pphContext && **p->pphContext ? 1 : 0] += user != NULL;
+}
+
+static void case_newer(e2e_t *e)
+{
+	EXPECT(tr_api == TR_LOADER_REGISTER, "newer: loader-register only");
+	void *h;
+	CHECK(tr_create(newer_calls, &h));
+	CHECK(zelTracerContextCreateExRegisterCallback(h, ZEL_REGISTER_PROLOGUE, create_ex_cb));
+	CHECK(zelTracerContextCreateExRegisterCallback(h, ZEL_REGISTER_EPILOGUE, create_ex_cb));
+	CHECK(tr_enable(h, 1));
+	ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+	ze_context_handle_t c = NULL;
+	CHECK(zeContextCreateEx(e->drv, &cd, 1, &e->dev, &c));
+	EXPECT(newer_calls[0] == 1 && newer_calls[1] == 1, "zeContextCreateEx callbacks: %d before, %d after",
+	       newer_calls[0], newer_calls[1]);
+	CHECK(zeContextDestroy(c));
+	off(h);
 }
 
 /* "both": the loader's layer wraps the driver's wrappers. */
@@ -514,8 +545,9 @@ static void ZE_APICALL loader_pro(ze_command_list_append_launch_kernel_params_t 
 	*p->ppLaunchFuncArgs = l->replace_groups;
 }
 
-static void case_both(e2e_t *e)
+static void case_both(void)
 {
+	EXPECT(tr_api == TR_DRIVER, "both: driver only");
 	const ze_group_count_t one = {1, 1, 1}, two = {2, 1, 1};
 	loader_rec_t lr = {{.name = "L"}, &two};
 	zel_tracer_desc_t ld = {ZEL_STRUCTURE_TYPE_TRACER_DESC, NULL, &lr};
@@ -530,42 +562,38 @@ static void case_both(e2e_t *e)
 	/* The driver tracer checks the arguments: the group count is the loader
 	 * prologue's replacement. */
 	check_rec_t dc = {the_list, the_kernel, &two, NULL, NULL, 0};
-	zet_tracer_exp_desc_t dd = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, &dc};
-	zet_tracer_exp_handle_t d;
-	CHECK(zetTracerExpCreate(e->ctx, &dd, &d));
-	zet_core_callbacks_t dpro = {0};
-	dpro.CommandList.pfnAppendLaunchKernelCb = check_launch_pro;
-	CHECK(zetTracerExpSetPrologues(d, &dpro));
+	void *d = check_tracer(&dc);
 	rec_t dr = {.name = "D"};
-	zet_tracer_exp_handle_t d2 = tracer(e, &dr);
-	CHECK(zetTracerExpSetEnabled(d, 1));
-	CHECK(zetTracerExpSetEnabled(d2, 1));
+	void *d2 = tracer(&dr);
+	CHECK(tr_enable(d, 1));
+	CHECK(tr_enable(d2, 1));
 	the_groups = &one;
 	CHECK(launch());
 	EXPECT_SEQ("L+ D+ D- L-");
 	EXPECT(dc.calls == 1, "the driver tracer's prologue ran %d times", dc.calls);
 	/* Each side's enable is its own. */
-	CHECK(zetTracerExpSetEnabled(d, 0));
-	CHECK(zetTracerExpSetEnabled(d2, 0));
+	CHECK(tr_enable(d, 0));
+	CHECK(tr_enable(d2, 0));
 	CHECK(launch());
 	EXPECT_SEQ("L+ L-");
 	CHECK(zelTracerSetEnabled(l, 0));
-	CHECK(zetTracerExpSetEnabled(d2, 1));
+	CHECK(tr_enable(d2, 1));
 	CHECK(launch());
 	EXPECT_SEQ("D+ D-");
-	CHECK(zetTracerExpSetEnabled(d2, 0));
+	CHECK(tr_enable(d2, 0));
 	CHECK(zelTracerDestroy(l));
-	CHECK(zetTracerExpDestroy(d));
-	CHECK(zetTracerExpDestroy(d2));
+	CHECK(tr_destroy(d));
+	CHECK(tr_destroy(d2));
 }
 
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 3, "usage: e2e_tracer CASE vadd.elf");
-	const char *c = argv[1];
+	EXPECT(argc == 4, "usage: e2e_tracer driver|loader|loader-register CASE vadd.elf");
+	const char *c = argv[2];
 	e2e_t e;
 	e2e_init(&e);
-	ze_module_handle_t m = e2e_module(&e, argv[2]);
+	tr_select(argv[1], e.ctx);
+	ze_module_handle_t m = e2e_module(&e, argv[3]);
 	the_kernel = e2e_kernel(m, "vadd");
 	the_list = e.list;
 	static const ze_group_count_t one = {1, 1, 1};
@@ -573,23 +601,25 @@ int main(int argc, char **argv)
 	CHECK(zeKernelSetGroupSize(the_kernel, 64, 1, 1));
 
 	if (strcmp(c, "off") == 0)
-		case_off(&e);
+		case_off();
 	else if (strcmp(c, "disabled") == 0)
-		case_disabled(&e);
+		case_disabled();
 	else if (strcmp(c, "callbacks") == 0)
-		case_callbacks(&e);
+		case_callbacks();
 	else if (strcmp(c, "modify") == 0)
-		case_modify(&e, argv[2]);
+		case_modify(&e, argv[3]);
 	else if (strcmp(c, "order") == 0)
-		case_order(&e);
+		case_order();
 	else if (strcmp(c, "in_use") == 0)
-		case_in_use(&e);
+		case_in_use();
 	else if (strcmp(c, "destroy") == 0)
-		case_destroy(&e);
+		case_destroy();
 	else if (strcmp(c, "pairs") == 0)
-		case_pairs(&e);
+		case_pairs();
+	else if (strcmp(c, "newer") == 0)
+		case_newer(&e);
 	else if (strcmp(c, "both") == 0)
-		case_both(&e);
+		case_both();
 	else
 		EXPECT(0, "unknown case %s", c);
 
@@ -598,6 +628,6 @@ int main(int argc, char **argv)
 	CHECK(zeKernelDestroy(the_kernel));
 	CHECK(zeModuleDestroy(m));
 	e2e_fini(&e);
-	note("tracer %s: passed", c);
+	note("tracer %s %s: passed", argv[1], c);
 	return 0;
 }
