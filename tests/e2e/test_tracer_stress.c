@@ -131,11 +131,14 @@ static void destroy(void *h, user_t *u)
 	atomic_store(&u->magic, DEAD);
 }
 
-static ze_kernel_handle_t kernel;
+/* One kernel per caller: the specification forbids calls on one kernel from
+ * simultaneous threads. */
+static ze_kernel_handle_t kernels[CALLERS];
 
 static void *caller(void *arg)
 {
 	uintptr_t self = (uintptr_t)arg, n = 0;
+	ze_kernel_handle_t kernel = kernels[self - 1];
 	const uint32_t value = 7;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		call_id = (self << 48) | ++n;
@@ -214,7 +217,8 @@ int main(int argc, char **argv)
 	e2e_init(&e);
 	ctx = e.ctx;
 	ze_module_handle_t m = e2e_module(&e, argv[3]);
-	kernel = e2e_kernel(m, "vadd");
+	for (int i = 0; i < CALLERS; i++)
+		kernels[i] = e2e_kernel(m, "vadd");
 	pool = calloc(POOL, sizeof(*pool));
 	EXPECT(pool, "out of memory");
 	for (int i = 0; i < LONG_LIVED; i++) {
@@ -250,7 +254,8 @@ int main(int argc, char **argv)
 	EXPECT(calls > 1000 && traced > 100 && churned > 10, "too little happened: %ld calls, %ld traced, %ld tracers",
 	       calls, traced, churned);
 	free(pool);
-	CHECK(zeKernelDestroy(kernel));
+	for (int i = 0; i < CALLERS; i++)
+		CHECK(zeKernelDestroy(kernels[i]));
 	CHECK(zeModuleDestroy(m));
 	e2e_fini(&e);
 	note("stress %s: %ld calls, %ld prologue/epilogue pairs, %ld tracers created and destroyed", argv[1], calls, traced,
