@@ -38,8 +38,8 @@ typedef struct zs_trace_snap {
 } zs_trace_snap_t;
 
 /* The snapshot new calls take; &zs_trace_none (n = 0) while no tracer is enabled. */
-extern _Atomic(zs_trace_snap_t *) zs_trace_active;
-extern zs_trace_snap_t zs_trace_none;
+extern _Atomic(zs_trace_snap_t *) zs_trace_active __attribute__((visibility("hidden")));
+extern zs_trace_snap_t zs_trace_none __attribute__((visibility("hidden")));
 
 /* ZET_ENABLE_API_TRACING_EXP=1, read once. */
 bool zs_tracer_requested(void);
@@ -52,12 +52,16 @@ bool zs_tracer_requested(void);
 zs_trace_snap_t *zs_trace_enter_slow(void ***inst);
 void zs_trace_leave(void);
 
-static inline zs_trace_snap_t *zs_trace_enter(void ***inst)
+/* No tracer enabled: the wrapper goes straight to the driver's function (a
+ * relaxed load, so a call that races with the first enable may go untraced,
+ * as if it had started before it). */
+static inline bool zs_trace_idle(void)
 {
-	if (atomic_load_explicit(&zs_trace_active, memory_order_relaxed) == &zs_trace_none)
-		return NULL;
-	return zs_trace_enter_slow(inst);
+	return atomic_load_explicit(&zs_trace_active, memory_order_relaxed) == &zs_trace_none;
 }
+
+/* The traced part of a wrapper, kept out of the idle path. */
+#define ZS_TRACE_SLOW __attribute__((noinline, cold)) ZE_APICALL
 
 /* The body of a wrapper: `params` points at the wrapper's own arguments, and CALL
  * reads those arguments, so a prologue that changes a parameter changes the call.
@@ -65,7 +69,7 @@ static inline zs_trace_snap_t *zs_trace_enter(void ***inst)
 #define ZS_TRACE_CALL(params, DOM, FN, CALL)                                                                          \
 	do {                                                                                                          \
 		void **inst_;                                                                                         \
-		zs_trace_snap_t *s_ = zs_trace_enter(&inst_);                                                         \
+		zs_trace_snap_t *s_ = zs_trace_enter_slow(&inst_);                                                    \
 		if (!s_)                                                                                              \
 			return CALL;                                                                                  \
 		for (uint32_t i_ = 0; i_ < s_->n; i_++) {                                                             \
