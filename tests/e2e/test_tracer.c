@@ -302,6 +302,13 @@ static void case_callbacks(void)
 	COUNTS(&a, 2, 2);
 	COUNTS(&b, 2, 2);
 	EXPECT(a.inst_mismatch == 0 && b.inst_mismatch == 0, "an epilogue did not get its prologue's instance data");
+	if (tr_api == TR_DRIVER) {
+		/* The driver lets an enabled tracer's callbacks change: from the next call on. */
+		CHECK(zetTracerExpSetPrologues(ha, (zet_core_callbacks_t *)&none));
+		CHECK(launch());
+		COUNTS(&a, 2, 3);
+		COUNTS(&b, 3, 3);
+	}
 	off(ha);
 	off(hb);
 	off(hd);
