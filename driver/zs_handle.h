@@ -23,6 +23,7 @@ typedef enum zs_type {
 	ZS_T_MODULE,
 	ZS_T_BUILD_LOG,
 	ZS_T_KERNEL,
+	ZS_T_TRACER,
 } zs_type_t;
 
 /* Returns ZE_RESULT_SUCCESS or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY. */
