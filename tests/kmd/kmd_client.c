@@ -17,6 +17,10 @@
  *                                       with blocking reads while it runs, disable (final report),
  *                                       then read every report (non-blocking; -EIO: STATUS, go on);
  *                                       all the reports into OUT
+ *   kmd_client oa-query MODULE.elf GROUPS OUT
+ *                                       a query-mode stream (no SAMPLE_OA, the exec queue): the batch
+ *                                       takes REPORT_PERF_COUNT query reports (ids 0x1000, 0x1001)
+ *                                       before and after the vector add; both into OUT
  *   kmd_client oa-hold                  open a stream and hold it until standard input ends
  *   kmd_client oa-open                  open a stream, print the errno (or "opened"), close it
  * Prints one line per step; exits non-zero with a message on any failure. */
@@ -285,7 +289,7 @@ static int hog(const char *kind, uint64_t size)
 
 /* OA: a metric set (B0 = GPU_BUSY, B1 = LANE_OPS, C0 = EU active cycles of sub-slice 0,
  * C1 = EU stall of every sub-slice), once per daemon; then a periodic sampling stream. */
-static int oa_open(uint32_t exponent, uint64_t bufsize)
+static int oa_open(uint32_t exponent, uint64_t bufsize, uint32_t query_queue)
 {
 	static const uint32_t regs[4][2] = {{ZS_REG_OA_BC_SEL0, 0},
 					    {ZS_REG_OA_BC_SEL1, 13},
@@ -307,6 +311,11 @@ static int oa_open(uint32_t exponent, uint64_t bufsize)
 		{.property = ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT, .value = exponent},
 		{.property = ZESIM_OA_PROPERTY_OA_BUFFER_SIZE, .value = bufsize},
 		{.property = ZESIM_OA_PROPERTY_WAIT_NUM_REPORTS, .value = 1}};
+	if (query_queue) { /* query mode: the queue instead of sampling */
+		props[0] = (struct drm_zesim_ext_set_property){.property = ZESIM_OA_PROPERTY_EXEC_QUEUE_ID,
+								.value = query_queue};
+		props[2] = props[3] = props[4] = props[5] = props[0];
+	}
 	for (int i = 0; i < 5; i++)
 		props[i].base.next_extension = (uintptr_t)&props[i + 1];
 	p = (struct drm_zesim_observation_param){.observation_op = ZESIM_OBSERVATION_OP_STREAM_OPEN,
@@ -388,7 +397,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "hog") == 0 && argc > 2)
 		return hog(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 4096);
 	if (strcmp(argv[1], "oa-hold") == 0 || strcmp(argv[1], "oa-open") == 0) {
-		const int s = oa_open(10, 128u << 10);
+		const int s = oa_open(10, 128u << 10, 0);
 		printf("oa: %s\n", s >= 0 ? "opened" : errno == EBUSY ? "EBUSY" : strerror(errno));
 		fflush(stdout);
 		char buf[64];
@@ -396,8 +405,8 @@ int main(int argc, char **argv)
 		}
 		return s >= 0 ? 0 : 1;
 	}
-	const int oa = strcmp(argv[1], "oa") == 0;
-	if (oa && argc < 7)
+	const int oa = strcmp(argv[1], "oa") == 0, oa_query = strcmp(argv[1], "oa-query") == 0;
+	if ((oa && argc < 7) || (oa_query && argc < 5))
 		return 2;
 	if (argc < 3)
 		return 2;
@@ -436,6 +445,29 @@ int main(int argc, char **argv)
 			  (uint32_t)args.va, 0, k->arg_bytes, 0,
 			  ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1)};
 	memcpy(batch.map, cmd, sizeof(cmd));
+	bo_t query = {0};
+	int stream = -1;
+	if (oa_query) {
+		/* REPORT_PERF_COUNT, the walker, REPORT_PERF_COUNT, BATCH_END */
+		query = new_bo(vc.vm_id, 4096, 0x800000);
+		const uint32_t rpc0[] = {ZS_CMD_HEADER(ZS_CMD_REPORT_PERF_COUNT, ZS_CMD_LEN_REPORT_PERF_COUNT),
+					 (uint32_t)query.va, 0, 0x1000};
+		const uint32_t rpc1[] = {ZS_CMD_HEADER(ZS_CMD_REPORT_PERF_COUNT, ZS_CMD_LEN_REPORT_PERF_COUNT),
+					 (uint32_t)query.va + 256, 0, 0x1001};
+		uint8_t *p = batch.map;
+		memcpy(p, rpc0, sizeof(rpc0));
+		memcpy(p + sizeof(rpc0), cmd, sizeof(cmd) - 4);
+		memcpy(p + sizeof(rpc0) + sizeof(cmd) - 4, rpc1, sizeof(rpc1));
+		memcpy(p + sizeof(rpc0) + sizeof(cmd) - 4 + sizeof(rpc1), &cmd[sizeof(cmd) / 4 - 1], 4);
+		stream = oa_open(0, 0, qc.exec_queue_id);
+		if (stream < 0)
+			die("OBSERVATION STREAM_OPEN (query mode)");
+		struct drm_zesim_oa_stream_info info = {0};
+		char rb[256];
+		printf("oa-query: stream open, INFO buffer %llu, read %s\n",
+		       ioctl(stream, ZESIM_OBSERVATION_IOCTL_INFO, &info) ? ~0ull : (unsigned long long)info.oa_buf_size,
+		       read(stream, rb, sizeof(rb)) < 0 && errno == EINVAL ? "EINVAL" : "other");
+	}
 	struct drm_zesim_sync sync = {.type = ZESIM_SYNC_TYPE_USER_FENCE, .flags = ZESIM_SYNC_FLAG_SIGNAL,
 				      .addr = fence.va, .timeline_value = 0x1234};
 	struct drm_zesim_exec ex = {.exec_queue_id = qc.exec_queue_id, .num_syncs = 1, .syncs = (uintptr_t)&sync,
@@ -462,7 +494,6 @@ int main(int argc, char **argv)
 		free(t);
 		sync.timeline_value = 0x1234;
 	}
-	int stream = -1;
 	if (oa) {
 		struct drm_zesim_device_query q = {.query = ZESIM_QUERY_GT_LIST};
 		uint8_t gt[256];
@@ -471,7 +502,7 @@ int main(int argc, char **argv)
 		xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "GT_LIST");
 		const struct drm_zesim_gt *g = &((struct drm_zesim_query_gt_list *)gt)->gt_list[0];
 		printf("oa: core %llu Hz, timestamp %u Hz\n", (unsigned long long)g->core_clock, g->reference_clock);
-		stream = oa_open((uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 0));
+		stream = oa_open((uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 0), 0);
 		if (stream < 0)
 			die("OBSERVATION STREAM_OPEN");
 		struct drm_zesim_oa_stream_info info = {0};
@@ -520,6 +551,13 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%s: %u results correct, fence 0x%llx\n", argv[1], n, (unsigned long long)fv);
+	if (oa_query) {
+		FILE *f = fopen(argv[4], "wb");
+		if (!f || fwrite(query.map, 1, 512, f) != 512)
+			die(argv[4]);
+		fclose(f);
+		close(stream);
+	}
 	if (oa) {
 		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_DISABLE, 0))
 			die("DISABLE");

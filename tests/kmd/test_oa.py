@@ -10,6 +10,10 @@ against a daemon whose OA block is the model's (docs/oa.md §4).
   cycles (ledger window = the period, so timer reports fall on window boundaries),
   B0/B1/C0/C1 as the metric set selects them; the final report of DISABLE has reason
   MMIO.
+- Blocking reads with a period of five run-loop quanta: only the OA-buffer interrupt
+  wakes the reader.
+- Query mode (the exec queue, no SAMPLE_OA): no buffer, and the batch's two
+  REPORT_PERF_COUNT reports differ by the ledger over the cycles between them.
 - A slow reader: a 128 KiB buffer that the kernel overfills before the first read:
   read gives -EIO once, STATUS says REPORT_LOST|OVERFLOW, later reads return intact
   reports (the 511 that fit, consecutive timer reports).
@@ -158,6 +162,43 @@ class OaStreamTest(unittest.TestCase):
         reps = self.reports(out_file)
         self.assertGreaterEqual(len([r for r in reps[:4] if r["reason"] & TIMER]), 3, "timer reports")
         print("blocking reader: woken for each of 4 reports")
+
+    def test_query_mode(self):
+        """A stream in query mode (the exec queue, no SAMPLE_OA): no buffer (INFO 0, read
+        EINVAL), the counters on, so the batch's REPORT_PERF_COUNT before and after the
+        walker differ by the ledger over the cycles between them (ledger window 1)."""
+        d = self.daemon(0)
+        d.close()  # again with a ledger window of one cycle
+        cfg = pathlib.Path(self.tmp.name) / "cfg1.json"
+        cfg.write_text(json.dumps({"oa_block": "twin", "ledger_window": 1, "idle_time_ratio": 0}))
+        d = zedaemon.Daemon(GPU, "--preset", "tiny", "--topology", "1x2x2x4", "--config", str(cfg))
+        self.assertTrue(d.alive(), d.stderr())
+        self.addCleanup(d.close)
+        self.env = {**os.environ, "ZESIM_SOCKET": d.path, "LD_PRELOAD": PRELOAD}
+        out_file = pathlib.Path(self.tmp.name) / "query.bin"
+        out = self.run_client("oa-query", self.vadd, "8", str(out_file))
+        self.assertIn("oa-query: stream open, INFO buffer 0, read EINVAL", out)
+        r0, r1 = self.reports(out_file)
+        self.assertEqual((r0["id"], r1["id"]), (0x1000, 0x1001))
+        text = d.query(zedaemon.LEDGER).decode()
+        self.assertNotIn("dropped", text)
+        rows = [json.loads(x) for x in text.splitlines() if x.strip()]
+        self.assertEqual([w["start"] for w in rows], list(range(len(rows))), "one window per cycle from 0")
+        # The stream was enabled before any cycle ran: a report's cycle is its ticks.
+        c0, c1 = r0["ticks"], r1["ticks"]
+        self.assertEqual(r0["ts"], c0 * 12500 // 1000000, "report 0's timestamp is not at its ticks")
+        self.assertEqual(r1["ts"], c1 * 12500 // 1000000, "report 1's timestamp is not at its ticks")
+        self.assertLess(c0, c1)
+        span = rows[c0:c1]
+        for k, key in enumerate(LINES):
+            self.assertEqual((r1["a"][k] - r0["a"][k]) & M40, sum(value(w, key) for w in span) & M40,
+                             f"A{k} ({key}) over [{c0}, {c1})")
+        self.assertEqual(r1["a"][2] - r0["a"][2], 8, "8 threads dispatched between the reports")
+        db = [(r1["bc"][i] - r0["bc"][i]) & M32 for i in range(16)]
+        self.assertEqual(db[0], sum(w["gpu_busy"] for w in span) & M32, "B0 = GPU_BUSY")
+        self.assertEqual(db[8], sum(sum(w["eu_active"][:EUS_PER_SS]) for w in span) & M32, "C0")
+        self.assertEqual(d.kmd_stats()["oa_streams"], 0)
+        print(f"query mode: two query reports, [{c0}, {c1}) equal to the ledger")
 
     def test_slow_reader(self):
         exp = 0  # a report every 160 cycles: 128 KiB hold 511
