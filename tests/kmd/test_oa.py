@@ -69,10 +69,10 @@ class OaStreamTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def daemon(self, exponent, ratio=80):
-        """A daemon whose ledger windows are one timer period long."""
+    def daemon(self, exponent, ratio=80, window=None):
+        """A daemon whose ledger windows are one timer period long (or `window` cycles)."""
         cfg = pathlib.Path(self.tmp.name) / "cfg.json"
-        cfg.write_text(json.dumps({"oa_block": "twin", "ledger_window": ratio << (exponent + 1),
+        cfg.write_text(json.dumps({"oa_block": "twin", "ledger_window": window or ratio << (exponent + 1),
                                    "idle_time_ratio": 0}))
         d = zedaemon.Daemon(GPU, "--preset", "tiny", "--topology", "1x2x2x4", "--config", str(cfg))
         self.assertTrue(d.alive(), d.stderr())
@@ -167,14 +167,7 @@ class OaStreamTest(unittest.TestCase):
         """A stream in query mode (the exec queue, no SAMPLE_OA): no buffer (INFO 0, read
         EINVAL), the counters on, so the batch's REPORT_PERF_COUNT before and after the
         walker differ by the ledger over the cycles between them (ledger window 1)."""
-        d = self.daemon(0)
-        d.close()  # again with a ledger window of one cycle
-        cfg = pathlib.Path(self.tmp.name) / "cfg1.json"
-        cfg.write_text(json.dumps({"oa_block": "twin", "ledger_window": 1, "idle_time_ratio": 0}))
-        d = zedaemon.Daemon(GPU, "--preset", "tiny", "--topology", "1x2x2x4", "--config", str(cfg))
-        self.assertTrue(d.alive(), d.stderr())
-        self.addCleanup(d.close)
-        self.env = {**os.environ, "ZESIM_SOCKET": d.path, "LD_PRELOAD": PRELOAD}
+        d = self.daemon(0, window=1)
         out_file = pathlib.Path(self.tmp.name) / "query.bin"
         out = self.run_client("oa-query", self.vadd, "8", str(out_file))
         self.assertIn("oa-query: stream open, INFO buffer 0, read EINVAL", out)
