@@ -146,8 +146,8 @@ static inline int zesim_uptr_selected(const struct zesim_uptr *u, const void *ar
 }
 
 /* One buffer of a call: whether it travels, where it is and how long.  `arg` is
- * the argument, or for a NESTED buffer its parent's buffer (parent_len bytes; a
- * parent too short for the fields: not present).  For a CHAIN, `len` is one
+ * the argument, or for a NESTED buffer its parent's buffer, `arg_len` bytes long (a
+ * field past its end: the buffer is not present).  For a CHAIN, `len` is one
  * element: the caller walks the links.  Returns -1 (EINVAL) when the buffer is
  * larger than ZESIM_UPTR_MAX. */
 static inline int zesim_uptr_resolve_in(const struct zesim_uptr *u, const void *arg, uint32_t arg_len, int *present,
@@ -182,7 +182,7 @@ static inline int zesim_uptr_resolve(const struct zesim_uptr *u, const void *arg
 	return zesim_uptr_resolve_in(u, arg, 0xffffu, present, addr, len);
 }
 
-/* The KMD's side (kmd_shim/kernel/ioctl.c): the buffers that came with a call must
+/* The KMD's side (its handlers, e.g. kmd_shim/kernel/oa.c): the buffers that came with a call must
  * be the ones the table gives for its argument (the selected variants, nested
  * lengths from their parent's buffer, a chain of whole linked elements).  Fills
  * idx[i] with the index in `in` of uptr[i]'s buffer, or -1.  Returns 0, -EINVAL
