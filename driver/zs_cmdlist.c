@@ -695,8 +695,8 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_from_context(
 	ZS_CHECK_HANDLE(hContextSrc, ZS_T_CONTEXT);
 	ZS_CHECK_PTR(srcptr);
 	/* All contexts share one address space: the source context only
-	 * selects where srcptr was allocated. */
-	if (size && !zs_memory_lookup((zs_context_t *)hContextSrc, srcptr, NULL))
+	 * selects where srcptr was allocated (host memory belongs to none). */
+	if (size && zs_memory_lookup(NULL, srcptr, NULL) && !zs_memory_lookup((zs_context_t *)hContextSrc, srcptr, NULL))
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	return zs_command_list_append_memory_copy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents,
 						  phWaitEvents);
@@ -869,25 +869,39 @@ ze_result_t ZE_APICALL zs_command_list_append_query_kernel_timestamps(
 	ZS_CHECK_PTR(phEvents);
 	ZS_CHECK_PTR(dstptr);
 	const size_t rsize = sizeof(ze_kernel_timestamp_result_t);
+	bool host = false;
 	for (uint32_t i = 0; i < numEvents; i++) {
 		ZS_CHECK_HANDLE(phEvents[i], ZS_T_EVENT);
 		if (!zs_event_timestamped((zs_event_t *)phEvents[i]))
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-		if (!device_range((uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize), rsize))
+		const mem_kind_t kind = mem_kind((uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize), rsize);
+		if (kind == MEM_BAD)
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		host |= kind == MEM_HOST;
 	}
 	op_t op;
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
 	/* At execution time, copy each event's start/end into both the global
-	 * and the context halves of its result. */
+	 * and the context halves of its result; with host memory among the
+	 * destinations, into GPU memory of the list first, then by the CPU. */
+	uint8_t *tmp = NULL;
+	if (host && numEvents && (r = arena_alloc(op.cl, (uint64_t)numEvents * rsize, 64, &tmp)))
+		return op_end(&op, r);
 	for (uint32_t i = 0; i < numEvents && !r; i++) {
-		const uint64_t dst = (uintptr_t)dstptr + (pOffsets ? pOffsets[i] : i * rsize);
+		uint8_t *const out = (uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize);
+		const uint64_t dst = (uintptr_t)(tmp ? tmp + i * rsize : out);
 		const uint64_t src = zs_event_va((zs_event_t *)phEvents[i]) + ZS_EVENT_TS_START;
 		r = append_copy(op.cl, dst, src, 16);
 		if (!r)
 			r = append_copy(op.cl, dst + 16, src, 16);
+	}
+	if (tmp && !r) {
+		if (!pOffsets)
+			r = host_copy(op.cl, dstptr, tmp, (uint64_t)numEvents * rsize, 1, 1, 0, 0, 0, 0);
+		for (uint32_t i = 0; pOffsets && i < numEvents && !r; i++)
+			r = host_copy(op.cl, (uint8_t *)dstptr + pOffsets[i], tmp + i * rsize, rsize, 1, 1, 0, 0, 0, 0);
 	}
 	return op_end(&op, r);
 }

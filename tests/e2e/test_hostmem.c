@@ -245,6 +245,57 @@ static void fills_regions_timestamps(ctx_t *c, ze_command_list_handle_t l, bool 
 	       (unsigned long long)dts[0], (unsigned long long)*hts, (unsigned long long)dts[1]);
 }
 
+/* zeCommandListAppendQueryKernelTimestamps into host memory (contiguous and
+ * with offsets), equal to what zeEventQueryKernelTimestamp reads; and
+ * zeCommandListAppendMemoryCopyFromContext from host memory. */
+static void kernel_timestamps_and_context_copy(ctx_t *c)
+{
+	e2e_t *e = &c->e;
+	ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+				   ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
+	ze_event_pool_handle_t pool;
+	CHECK(zeEventPoolCreate(e->ctx, &pd, 1, &e->dev, &pool));
+	ze_event_handle_t ts[2];
+	for (uint32_t i = 0; i < 2; i++) {
+		ze_event_desc_t d = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST,
+				     ZE_EVENT_SCOPE_FLAG_HOST};
+		CHECK(zeEventCreate(pool, &d, &ts[i]));
+	}
+	const ze_group_count_t one = {1, 1, 1};
+	const uint32_t iters = 500;
+	CHECK(zeKernelSetArgumentValue(c->busy, 0, 8, &c->scratch));
+	CHECK(zeKernelSetArgumentValue(c->busy, 1, 4, &iters));
+	ze_kernel_timestamp_result_t packed[2], spread[4];
+	memset(packed, 0, sizeof(packed));
+	memset(spread, 0, sizeof(spread));
+	const size_t offsets[2] = {3 * sizeof(spread[0]), 0};
+	CHECK(zeCommandListAppendLaunchKernel(e->list, c->busy, &one, ts[0], 0, NULL));
+	CHECK(zeCommandListAppendLaunchKernel(e->list, c->busy, &one, ts[1], 0, NULL));
+	CHECK(zeCommandListAppendQueryKernelTimestamps(e->list, 2, ts, packed, NULL, NULL, 0, NULL));
+	CHECK(zeCommandListAppendQueryKernelTimestamps(e->list, 2, ts, spread, offsets, NULL, 0, NULL));
+	float *src = malloc(64 * 4);
+	for (int i = 0; i < 64; i++)
+		src[i] = (float)i + 0.25f;
+	poison(c->d, 64);
+	CHECK(zeCommandListAppendMemoryCopyFromContext(e->list, c->d, e->ctx, src, 64 * 4, NULL, 0, NULL));
+	e2e_run(e);
+	for (int i = 0; i < 2; i++) {
+		ze_kernel_timestamp_result_t want;
+		CHECK(zeEventQueryKernelTimestamp(ts[i], &want));
+		EXPECT(want.global.kernelEnd > want.global.kernelStart, "event %d: no timestamps", i);
+		EXPECT(memcmp(&packed[i], &want, sizeof(want)) == 0, "packed result %d differs", i);
+		EXPECT(memcmp(&spread[offsets[i] / sizeof(spread[0])], &want, sizeof(want)) == 0,
+		       "result %d at offset %zu differs", i, offsets[i]);
+	}
+	EXPECT(spread[1].global.kernelStart == 0 && spread[2].global.kernelEnd == 0, "written between the offsets");
+	for (int i = 0; i < 64; i++)
+		EXPECT(c->d[i] == (float)i + 0.25f, "copy from context [%d] = %g", i, c->d[i]);
+	free(src);
+	for (int i = 0; i < 2; i++)
+		CHECK(zeEventDestroy(ts[i]));
+	CHECK(zeEventPoolDestroy(pool));
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc == 4, "usage: e2e_hostmem vadd.elf misc.elf constdata20.spv");
@@ -320,6 +371,8 @@ int main(int argc, char **argv)
 		fills_regions_timestamps(&c, il, true, hosts[i], what);
 	}
 	CHECK(zeCommandListDestroy(il));
+
+	kernel_timestamps_and_context_copy(&c);
 
 	/* Still refused: a range that starts in an allocation and runs past its end. */
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
