@@ -72,7 +72,7 @@ struct OaTwin {
     void reset()
     {
         ctl = base_lo = base_hi = head = tail = status = reports = lost = marker = ticks = 0;
-        size_log2 = 12;
+        size_log2 = ZS_OA_BUF_LOG2_MIN;
         threshold = 1;
         ts_last = 0;
         for (uint32_t &s : sel)
@@ -129,11 +129,11 @@ struct OaTwin {
         const uint32_t ev = ZS_FIELD_GET(s, OA_BC_SEL0, EVENT), mask = ZS_FIELD_GET(s, OA_BC_SEL0, SS_MASK);
         if (ev < ZS_OA_EVENT_LINES)
             return in.inc[ev];
-        if (ev >= 32 && ev <= 34) {
+        if (ev >= ZS_OA_BC_EU_ACTIVE && ev <= ZS_OA_BC_EU_IDLE) {
             uint32_t sum = 0;
             for (unsigned k = 0; k < ZS_OA_MAX_SUBSLICES; k++)
                 if (mask >> k & 1)
-                    sum += in.ss_inc[k][ev - 32];
+                    sum += in.ss_inc[k][ev - ZS_OA_BC_EU_ACTIVE];
             return sum;
         }
         return 0;
@@ -163,7 +163,7 @@ struct OaTwin {
             case ZS_REG_OA_BUF_BASE_HI: base_hi = v; break;
             case ZS_REG_OA_BUF_SIZE: {
                 const uint32_t l = ZS_FIELD_GET(v, OA_BUF_SIZE, LOG2);
-                size_log2 = l < 12 ? 12 : l > 27 ? 27 : l;
+                size_log2 = l < ZS_OA_BUF_LOG2_MIN ? ZS_OA_BUF_LOG2_MIN : l > ZS_OA_BUF_LOG2_MAX ? ZS_OA_BUF_LOG2_MAX : l;
                 head = tail = 0;
                 break;
             }
