@@ -9,6 +9,8 @@
 // `verilator --lint-only -Wall rtl/zs_regs_pkg.sv` has a top.
 `ifndef ZS_REGS_PKG_SV
 `define ZS_REGS_PKG_SV
+// A block uses a few of these constants: the others are not lint warnings.
+/* verilator lint_off UNUSEDPARAM */
 package zs_regs_pkg;
 
   localparam int unsigned REG_GT_ID = 32'h0000;
@@ -306,6 +308,7 @@ package zs_regs_pkg;
   localparam int unsigned OA_FORMAT_A32u40_A4u32_B8_C8 = 32'h500;
 
 endpackage
+/* verilator lint_on UNUSEDPARAM */
 `endif
 
 `ifndef ZS_REGS_PKG_NO_LINT_TOP

@@ -100,6 +100,8 @@ def sv_package():
            "// `verilator --lint-only -Wall rtl/zs_regs_pkg.sv` has a top.",
            "`ifndef ZS_REGS_PKG_SV",
            "`define ZS_REGS_PKG_SV",
+           "// A block uses a few of these constants: the others are not lint warnings.",
+           "/* verilator lint_off UNUSEDPARAM */",
            "package zs_regs_pkg;", ""]
     for name, off, _acc, _reset, _desc in regs:
         out.append(f"  localparam int unsigned REG_{name} = 32'h{int(off, 16):04x};")
@@ -126,7 +128,7 @@ def sv_package():
     for name, value in defines:
         out.append(f"  localparam int unsigned OA_{name} = {value};" if value < 1024 else
                    f"  localparam int unsigned OA_{name} = 32'h{value:x};")
-    out += ["", "endpackage", "`endif", "",
+    out += ["", "endpackage", "/* verilator lint_on UNUSEDPARAM */", "`endif", "",
             "`ifndef ZS_REGS_PKG_NO_LINT_TOP",
             "/* verilator lint_off DECLFILENAME */",
             "module zs_regs_pkg_lint;",
