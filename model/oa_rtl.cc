@@ -125,6 +125,7 @@ void OaRtl::open_trace(const std::string &path, uint64_t from, uint64_t to)
         throw std::runtime_error("cannot write the waveform " + path);
     from_ = from;
     to_ = to;
+    dumped_ = 0;
 }
 
 void OaRtl::close_trace()
@@ -160,6 +161,8 @@ OaOut OaRtl::step(const OaIn &in, uint64_t cycle)
     const bool dump = fst_ && cycle >= from_ && cycle < to_;
     if (dump) {
         time_ = std::max(time_ + 1, 2 * cycle);
+        if (dumped_++ == 0)
+            first_dump_ = time_;
         fst_->dump(time_++);
     }
     r.clk = 1;

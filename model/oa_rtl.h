@@ -70,12 +70,15 @@ public:
     uint64_t clocks() const { return clocks_; }
     // The waveform time of the last clock's edge (its outputs from then on).
     uint64_t dump_time() const { return time_; }
+    // Clocks written to the waveform, and the time of the first one.
+    uint64_t dumped() const { return dumped_; }
+    uint64_t first_dump_time() const { return first_dump_; }
 
 private:
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vzs_oa> rtl_;
     std::unique_ptr<VerilatedFstC> fst_;
-    uint64_t clocks_ = 0, time_ = 0, from_ = 0, to_ = UINT64_MAX;
+    uint64_t clocks_ = 0, time_ = 0, from_ = 0, to_ = UINT64_MAX, dumped_ = 0, first_dump_ = 0;
     uint32_t rdata_before_ = 0;
     bool traced_ = false;
 };

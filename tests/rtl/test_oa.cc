@@ -601,6 +601,9 @@ int main(int argc, char **argv)
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!b.chk.compare_registers())
         fail("a register read differs at the end");
+    if (!waves.empty())
+        std::printf("test_oa: waves: %" PRIu64 " clocks dumped, times %" PRIu64 " to %" PRIu64 "\n",
+                    b.chk.rtl().dumped(), b.chk.rtl().first_dump_time(), b.chk.rtl().dump_time());
     b.chk.close_trace();
     if (b.reports)
         std::fclose(b.reports);
