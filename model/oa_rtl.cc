@@ -242,8 +242,8 @@ void oa_print_report(std::FILE *f, const char *who, const uint32_t *dw, bool que
     std::fprintf(f, "; timestamp 0x%08x context 0x%08x ticks %u\n", dw[ZS_OA_DW_TIMESTAMP], dw[ZS_OA_DW_CONTEXT],
                  dw[ZS_OA_DW_TICKS]);
     for (unsigned i = 0; i < ZS_OA_A_COUNTERS; i++)
-        std::fprintf(f, "%s A%-2u 0x%010" PRIx64, i % 6 == 0 ? "         " : "  ", i, report_a(dw, i));
-    std::fprintf(f, "\n");
+        std::fprintf(f, "%s A%-2u 0x%010" PRIx64 "%s", i % 6 == 0 ? "         " : "  ", i, report_a(dw, i),
+                     i % 6 == 5 ? "\n" : "");
     for (unsigned i = 0; i < ZS_OA_BC_COUNTERS; i++)
         std::fprintf(f, "%s %c%u 0x%08x%s", i % 8 == 0 ? "         " : "  ", i < 8 ? 'B' : 'C', i % 8,
                      dw[ZS_OA_DW_B + i], i % 8 == 7 ? "\n" : "");
@@ -316,18 +316,29 @@ void OaChecked::mismatch(const char *what, const OaIn *in, const OaOut *ro, cons
                         " irq %d | twin buf_wr %d buf_addr 0x%" PRIx64 " rpc_wr %d rpc_addr 0x%" PRIx64 " irq %d\n",
                      int(ro->buf_wr), ro->buf_addr, int(ro->rpc_wr), ro->rpc_addr, int(ro->irq), int(to->buf_wr),
                      to->buf_addr, int(to->rpc_wr), to->rpc_addr, int(to->irq));
-        if (ro->buf_wr || to->buf_wr) {
-            std::fprintf(f, " buffer report:\n");
-            oa_print_report(f, "RTL", ro->buf_data, false);
-            oa_print_report(f, "twin", to->buf_data, false);
-            oa_print_report_diff(f, ro->buf_data, to->buf_data);
-        }
-        if (ro->rpc_wr || to->rpc_wr) {
-            std::fprintf(f, " query report:\n");
-            oa_print_report(f, "RTL", ro->rpc_data, true);
-            oa_print_report(f, "twin", to->rpc_data, true);
-            oa_print_report_diff(f, ro->rpc_data, to->rpc_data);
-        }
+        auto both = [&](const char *what, bool rw, const uint32_t *rd, bool tw, const uint32_t *td, bool query) {
+            if (!rw && !tw)
+                return;
+            std::fprintf(f, " %s:\n", what);
+            if (rw)
+                oa_print_report(f, "RTL", rd, query);
+            else
+                std::fprintf(f, "  RTL    none\n");
+            if (tw)
+                oa_print_report(f, "twin", td, query);
+            else
+                std::fprintf(f, "  twin   none\n");
+            if (rw && tw && std::memcmp(rd, td, ZS_OA_REPORT_BYTES) != 0) {
+                std::fprintf(f, "  fields that differ:\n");
+                oa_print_report_diff(f, rd, td);
+            }
+        };
+        both("buffer report", ro->buf_wr, ro->buf_data, to->buf_wr, to->buf_data, false);
+        both("query report", ro->rpc_wr, ro->rpc_data, to->rpc_wr, to->rpc_data, true);
+        if (!ro->buf_wr && std::memcmp(ro->buf_data, to->buf_data, ZS_OA_REPORT_BYTES) != 0)
+            std::fprintf(f, "  RTL buf_data is not 0 without buf_wr\n");
+        if (!ro->rpc_wr && std::memcmp(ro->rpc_data, to->rpc_data, ZS_OA_REPORT_BYTES) != 0)
+            std::fprintf(f, "  RTL rpc_data is not 0 without rpc_wr\n");
     }
     const OaState rs = rtl_.state_full(), ts = OaState::of(twin_);
     std::fprintf(f, " state after the clock (counters: only those that differ):\n");

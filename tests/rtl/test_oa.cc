@@ -4,6 +4,7 @@
 // register when the clock writes none) are compared; all registers every 4096 clocks.
 //
 //   test_oa [CLOCKS [SEED]]          directed cases, then CLOCKS random clocks
+//   test_oa --random-only [CLOCKS [SEED]]   only the random clocks
 //   test_oa --bench CLOCKS [SEED]    clocks/s of the twin, the RTL and both (one stimulus)
 //   test_oa --waves FST --reports FILE [--window A:B] CLOCKS [SEED]
 //                                    the same run with an FST of the RTL (cycles [A, B)),
@@ -123,7 +124,7 @@ struct Bench {
         const uint32_t status_before = tw.status, head_before = tw.head, lost_before = tw.lost;
         OaOut out;
         if (!chk.step(in, out, cycle))
-            fail("RTL and twin differ at clock %" PRIu64 " (cycle %" PRIu64 "), see above", cov.clocks, cycle);
+            fail("RTL and twin differ after clock %" PRIu64 " (cycle %" PRIu64 "), see above", cov.clocks + 1, cycle);
         cov.clocks++;
         cov.reads++;
         if ((cov.clocks & 4095) == 0 && !chk.compare_registers())
@@ -261,6 +262,14 @@ void directed(Bench &b)
     b.write(ZS_REG_OA_HEAD, 15 * 256 + 0x7f);  // the KMD read everything (low bits ignored)
     o = b.write(ZS_REG_OA_TRIGGER, 1);
     expect(o.buf_wr && tw.tail == 0 && tw.unread() == 256 && !o.irq, "the tail wraps; below the threshold");
+    // The buffer address is a 64-bit sum: base bits 31:12 all ones plus the tail carries.
+    b.write(ZS_REG_OA_BUF_BASE_LO, 0xfffff000u);
+    b.write(ZS_REG_OA_BUF_BASE_HI, 0x5);
+    b.write(ZS_REG_OA_TRIGGER, 1);
+    o = b.write(ZS_REG_OA_TRIGGER, 1);
+    expect(o.buf_addr == 0x5fffff100ull, "base 0x5_fffff000 + tail 0x100");
+    b.write(ZS_REG_OA_BUF_BASE_HI, 0x1);
+    b.write(ZS_REG_OA_BUF_BASE_LO, 0x80000000u);
 
     // 3. Every trigger with others in one clock.  Timestamp = cycle; exponent 3: period 16.
     b.ts_num = b.ts_den = 1;
@@ -560,7 +569,7 @@ void bench(uint64_t n, uint32_t seed)
 int main(int argc, char **argv)
 {
     std::string waves, reports, window;
-    bool do_bench = false;
+    bool do_bench = false, do_directed = true;
     std::vector<const char *> pos;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
@@ -572,8 +581,10 @@ int main(int argc, char **argv)
             window = argv[++i];
         else if (a == "--bench")
             do_bench = true;
+        else if (a == "--random-only")
+            do_directed = false;
         else if (a[0] == '-') {
-            std::fprintf(stderr, "usage: test_oa [--bench | --waves FST --reports FILE [--window A:B]] [CLOCKS [SEED]]\n");
+            std::fprintf(stderr, "usage: test_oa [--bench | --random-only | --waves FST --reports FILE [--window A:B]] [CLOCKS [SEED]]\n");
             return 2;
         } else
             pos.push_back(argv[i]);
@@ -595,7 +606,8 @@ int main(int argc, char **argv)
             fail("cannot write %s", reports.c_str());
     }
     const auto t0 = std::chrono::steady_clock::now();
-    directed(b);
+    if (do_directed)
+        directed(b);
     Rng r(seed);
     random_clocks(b, r, clocks);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
