@@ -184,7 +184,7 @@ OaOut OaRtl::step(const OaIn &in, uint64_t cycle)
     return out;
 }
 
-uint32_t OaRtl::read(uint32_t off)
+uint32_t OaRtl::read(uint32_t off) const
 {
     rtl_->reg_we = 0;
     rtl_->reg_addr = off;
@@ -335,9 +335,10 @@ void OaChecked::mismatch(const char *what, const OaIn *in, const OaOut *ro, cons
         };
         both("buffer report", ro->buf_wr, ro->buf_data, to->buf_wr, to->buf_data, false);
         both("query report", ro->rpc_wr, ro->rpc_data, to->rpc_wr, to->rpc_data, true);
-        if (!ro->buf_wr && std::memcmp(ro->buf_data, to->buf_data, ZS_OA_REPORT_BYTES) != 0)
+        static const uint32_t zero[ZS_OA_REPORT_DWORDS] = {};
+        if (!ro->buf_wr && std::memcmp(ro->buf_data, zero, ZS_OA_REPORT_BYTES) != 0)
             std::fprintf(f, "  RTL buf_data is not 0 without buf_wr\n");
-        if (!ro->rpc_wr && std::memcmp(ro->rpc_data, to->rpc_data, ZS_OA_REPORT_BYTES) != 0)
+        if (!ro->rpc_wr && std::memcmp(ro->rpc_data, zero, ZS_OA_REPORT_BYTES) != 0)
             std::fprintf(f, "  RTL rpc_data is not 0 without rpc_wr\n");
     }
     const OaState rs = rtl_.state_full(), ts = OaState::of(twin_);

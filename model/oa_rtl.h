@@ -49,7 +49,7 @@ public:
     // One clock.  `cycle` is the GT cycle of the boundary after it (waveform time only).
     OaOut step(const OaIn &in, uint64_t cycle = 0);
     // MMIO read (combinational): the state before the next clock.
-    uint32_t read(uint32_t off);
+    uint32_t read(uint32_t off) const;
     // The read of the last clock's reg_addr, sampled before its edge.
     uint32_t read_before() const { return rdata_before_; }
     void reset();
