@@ -63,12 +63,6 @@ std::unique_ptr<OaCore> make_core(OaMode m)
 
 }  // namespace
 
-#ifndef ZESIM_OA_RTL
-std::unique_ptr<OaCore> make_oa_rtl_core(bool)
-{
-    throw std::runtime_error("oa_block \"rtl\" / \"check\": this build has no OA RTL yet; use \"twin\"");
-}
-#endif
 
 OaBlock::OaBlock(const GtConfig &cfg, OaMode mode, Gt &gt, PhysMem &mem, std::function<void(uint32_t)> irq,
                  std::function<uint32_t()> context)

@@ -1,6 +1,5 @@
 // The OA block's RTL cores for model/oa_block (config oa_block: rtl / check): the
-// Verilated block alone (OaRtl) or beside its twin (OaChecked), behind OaCore.  Built
-// into the model with ZESIM_OA_RTL, which replaces oa_block.cc's "no RTL" stand-in.
+// Verilated block alone (OaRtl) or beside its twin (OaChecked), behind OaCore.
 #include <memory>
 #include <string>
 

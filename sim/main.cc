@@ -43,8 +43,9 @@ void usage(std::FILE *f)
                  "  --ledger-keep N     ledger windows kept for the test channel's LEDGER reads\n"
                  "                      (default 4096; config key ledger_keep)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
-                 "  --waves DIR         dump the RTL blocks' waveforms as FST into DIR (created), e.g.\n"
-                 "                      DIR/irq.fst; open with gtkwave -a waves/irq.gtkw DIR/irq.fst\n"
+                 "  --waves DIR         dump the RTL blocks' waveforms as FST into DIR (created):\n"
+                 "                      DIR/irq.fst and DIR/oa.fst; open with gtkwave -a waves/oa.gtkw DIR/oa.fst\n"
+                 "  --waves-window A:B  only the OA block's clocks of GT cycles [A, B) (A: or :B open)\n"
                  "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n"
                  "Per-client limits of the daemon (docs/daemon.md section 5; override --config; 0 = none):\n"
                  "  --max-output MB               unread replies before a client is dropped (default 16)\n"
@@ -63,7 +64,7 @@ void usage(std::FILE *f)
 int sc_main(int argc, char **argv)
 {
     using namespace zesim;
-    std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket, waves;
+    std::string preset = "xe-lp", config, topology, stimulus, out, ledger, socket, waves, waves_window;
     bool capture = false, test_channel = false;
     long long ledger_keep = -1;
     if (const char *env = std::getenv("ZESIM_SOCKET"))
@@ -94,6 +95,8 @@ int sc_main(int argc, char **argv)
             ledger = value();
         else if (a == "--waves")
             waves = value();
+        else if (a == "--waves-window")
+            waves_window = value();
         else if (a == "--ledger-keep") {
             const std::string v = value();
             char *end = nullptr;
@@ -168,6 +171,25 @@ int sc_main(int argc, char **argv)
             if (mkdir(waves.c_str(), 0755) != 0 && errno != EEXIST)
                 throw std::runtime_error("cannot create the waves folder " + waves + ": " + std::strerror(errno));
             dev.irq_block().open_trace(waves + "/irq.fst");
+            uint64_t from = 0, to = UINT64_MAX;
+            if (!waves_window.empty()) {
+                const size_t colon = waves_window.find(':');
+                char *e1 = nullptr, *e2 = nullptr;
+                const std::string a = waves_window.substr(0, colon), b = colon == std::string::npos ? "" : waves_window.substr(colon + 1);
+                if (colon == std::string::npos)
+                    throw std::runtime_error("--waves-window takes A:B (GT cycles), not " + waves_window);
+                if (!a.empty())
+                    from = std::strtoull(a.c_str(), &e1, 0);
+                if (!b.empty())
+                    to = std::strtoull(b.c_str(), &e2, 0);
+                if ((e1 && *e1) || (e2 && *e2) || from >= to)
+                    throw std::runtime_error("--waves-window " + waves_window + ": expected A:B with A < B, in GT cycles");
+            }
+            if (dev.oa_block().present() && !dev.oa_block().open_trace(waves + "/oa.fst", from, to))
+                std::fprintf(stderr, "zesim-gpu: oa_block \"%s\" has no RTL: no %s/oa.fst\n",
+                             oa_mode_name(dev.oa_block().mode()), waves.c_str());
+        } else if (!waves_window.empty()) {
+            throw std::runtime_error("--waves-window needs --waves DIR");
         }
         dev.gt().set_capture(capture);
         // The ledger keeps only what a consumer can take (docs/oa.md §3.5):
