@@ -87,6 +87,7 @@ typedef struct zs_metric_group_def {
 
 extern const zs_metric_group_def_t zs_metric_groups[];
 extern const uint32_t zs_metric_group_count;
+extern const uint32_t zs_oa_marker_reg; /* MMIO offset of OA_MARKER (stream markers) */
 
 /* The device's values of the system variables. */
 typedef struct zs_metric_env {

@@ -200,7 +200,7 @@ def build(table, events, regs):
                 raise TableError(f"{where}: group {g['name']} {s} has no metric")
             out.append({"name": g["name"], "desc": g["description"], "sampling": s, "domain": int(g["domain"]),
                         "source": g["source"], "select": sel, "metrics": metrics})
-    if not regs.get("OA_BC_SEL0") or any(f"OA_BC_SEL{i}" not in regs for i in range(16)):
+    if "OA_MARKER" not in regs or not regs.get("OA_BC_SEL0") or any(f"OA_BC_SEL{i}" not in regs for i in range(16)):
         raise TableError("gpu_regs.def: OA_BC_SEL0-15 missing")
     return out
 
@@ -246,6 +246,7 @@ def gen_c(groups, regs):
                      f"{SOURCES[g['source']]}, metrics_{gi}, {len(g['metrics'])}, {regs_ref}}},")
     lines.append("};")
     lines.append(f"const uint32_t zs_metric_group_count = {len(groups)};")
+    lines.append(f"const uint32_t zs_oa_marker_reg = 0x{regs['OA_MARKER']:04x}; /* gpu_regs.def OA_MARKER */")
     return "\n".join(lines) + "\n"
 
 
