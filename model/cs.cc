@@ -5,6 +5,7 @@
 
 #include "regs.h"
 #include "zs/hw_if.h"
+#include "zs/oa_report.h"
 
 namespace zesim {
 
@@ -37,8 +38,10 @@ constexpr unsigned kCommandsPerStep = 64;
 }  // namespace
 
 CommandStreamer::CommandStreamer(const GtConfig &cfg, PhysMem &mem, Gt &gt, std::function<void(uint32_t)> irq,
-                                 std::function<void(uint32_t, uint32_t)> load_register)
-    : cfg_(cfg), mem_(mem), gt_(gt), irq_(std::move(irq)), load_register_(std::move(load_register))
+                                 std::function<void(uint32_t, uint32_t)> load_register,
+                                 std::function<void(uint32_t, uint32_t *)> oa_report)
+    : cfg_(cfg), mem_(mem), gt_(gt), irq_(std::move(irq)), load_register_(std::move(load_register)),
+      oa_report_(std::move(oa_report))
 {
     unsigned n;
     const RegInfo *t = reg_table(&n);
@@ -273,8 +276,17 @@ uint64_t CommandStreamer::step()
                 const uint32_t v[2] = {uint32_t(ts), uint32_t(ts >> 32)};
                 ok = write_va(addr64(1), v, 2);
             } else if (op == ZS_CMD_REPORT_PERF_COUNT) {
-                const uint32_t v[3] = {p[3], uint32_t(ts), uint32_t(ts >> 32)};
-                ok = write_va(addr64(1), v, 3);
+                // The whole report or nothing: every page of it must be writable.
+                const uint64_t va = addr64(1);
+                uint32_t report[ZS_OA_REPORT_DWORDS];
+                ok = !(va & 63);
+                for (unsigned i = 0; ok && i < ZS_OA_REPORT_DWORDS; i += 16)
+                    ok = gt_.mmu().translate(pt_root(), va + 4 * i, true).fault == FaultReason::None;
+                if (ok) {
+                    oa_report_(p[3], report);
+                    for (unsigned i = 0; ok && i < ZS_OA_REPORT_DWORDS; i += 4)
+                        ok = write_va(va + 4 * i, report + i, 4);
+                }
             } else if (op == ZS_CMD_USER_INTERRUPT) {
                 irq_(ZS_IRQ_USER);
             }
@@ -402,8 +414,11 @@ uint64_t CommandStreamer::step()
             // Batches come from user space: they may only load the scratch
             // registers; the ring (the KMD's) may load any RW register but RING_CTL.
             const RegInfo *r = reg_info(p[1]);
-            const bool user_ok = p[1] == ZS_REG_SCRATCH0 || p[1] == ZS_REG_SCRATCH1;
-            if (!r || r->access != RW || p[1] == ZS_REG_RING_CTL || (in_batch_ && !user_ok)) {
+            // OA_MARKER (write-only) is the one register of another block a batch may
+            // load: the stream markers of the metrics API.
+            const bool marker = p[1] == ZS_REG_OA_MARKER;
+            const bool user_ok = p[1] == ZS_REG_SCRATCH0 || p[1] == ZS_REG_SCRATCH1 || marker;
+            if (!r || (r->access != RW && !marker) || p[1] == ZS_REG_RING_CTL || (in_batch_ && !user_ok)) {
                 engine_error(ZS_ERR_BAD_REGISTER, cmd_addr_,
                              in_batch_ ? "LOAD_REGISTER_IMM in a batch to a privileged register"
                                        : "LOAD_REGISTER_IMM to a register that is not RW");

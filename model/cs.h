@@ -21,8 +21,10 @@ public:
     // `irq` raises interrupt bits; `load_register` performs a LOAD_REGISTER_IMM
     // through the device's register map (the ring may load other blocks' RW
     // registers too).
+    // `oa_report` takes a query report (REPORT_PERF_COUNT) of the OA block now.
     CommandStreamer(const GtConfig &cfg, PhysMem &mem, Gt &gt, std::function<void(uint32_t)> irq,
-                    std::function<void(uint32_t, uint32_t)> load_register);
+                    std::function<void(uint32_t, uint32_t)> load_register,
+                    std::function<void(uint32_t, uint32_t *)> oa_report);
 
     // Registers of the block (offsets of the whole map; access types are
     // checked by the device).
@@ -65,6 +67,7 @@ private:
     Gt &gt_;
     std::function<void(uint32_t)> irq_;
     std::function<void(uint32_t, uint32_t)> load_register_;
+    std::function<void(uint32_t, uint32_t *)> oa_report_;
     std::map<uint32_t, uint32_t> regs_;
     Cs cs_ = Cs::Idle;
     bool in_batch_ = false;

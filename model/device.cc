@@ -20,7 +20,10 @@ constexpr uint64_t kGtChunk = 4096;  // GT cycles between command-streamer check
 Device::Device(const GtConfig &cfg)
     : cfg_(cfg), mem_(cfg.phys_bytes), gt_(cfg_, mem_),
       cs_(cfg_, mem_, gt_, [this](uint32_t bits) { raise_irq(bits); },
-          [this](uint32_t off, uint32_t v) { mmio_write(off, v); })
+          [this](uint32_t off, uint32_t v) { mmio_write(off, v); },
+          [this](uint32_t id, uint32_t *report) { oa_.query_report(id, report); }),
+      oa_(cfg_, parse_oa_mode(cfg.oa_block), gt_, mem_, [this](uint32_t bits) { raise_irq(bits); },
+          [this] { return cs_.context(); })
 {
     unsigned n;
     const RegInfo *t = reg_table(&n);
@@ -35,6 +38,7 @@ Device::Device(const GtConfig &cfg)
     set_reg(ZS_REG_GT_TIMESTAMP_KHZ, cfg.timestamp_khz);
     set_reg(ZS_REG_GT_PHYS_MB, uint32_t(cfg.phys_bytes >> 20));
     set_reg(ZS_REG_GT_SLM_KB, cfg.slm_bytes_per_subslice / 1024);
+    set_reg(ZS_REG_GT_UNITS, ZS_FIELD_PREP(GT_UNITS, OA, oa_.present()));
 }
 
 uint32_t Device::reg(uint32_t off) const
@@ -53,6 +57,7 @@ uint32_t Device::mmio_read(uint32_t off)
     case Block::CommandStreamer: return cs_.read(off);
     case Block::Mmu: return mmu_read(off);
     case Block::Irq: return off == ZS_REG_IRQ_STATUS ? irq_.status() : irq_.enable();
+    case Block::Oa: return oa_.read(off);
     default: return 0;
     }
 }
@@ -63,8 +68,15 @@ void Device::mmio_write(uint32_t off, uint32_t value)
     if (!r || r->access == RO)
         return;  // writes to read-only or unmapped registers are ignored, as on hardware
     switch (block_of(off)) {
-    case Block::CommandStreamer:
+    case Block::CommandStreamer: {
+        const uint32_t ctx = cs_.context();
         cs_.write(off, value);
+        if (off == ZS_REG_CTX_ID && cs_.context() != ctx)
+            oa_.context_switch();
+        return;
+    }
+    case Block::Oa:
+        oa_.write(off, value);
         return;
     case Block::Mmu:
         mmu_write(off, value);

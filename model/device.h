@@ -1,5 +1,5 @@
 // The device: physical memory, the register map routed by address range to
-// its blocks (GT, command streamer, MMU, interrupt controller; OA and debug
+// its blocks (GT, command streamer, MMU, interrupt controller, OA; debug
 // reserved), and the GT, behind the C hardware interface (include/zs/hw_if.h).
 #ifndef ZESIM_MODEL_DEVICE_H
 #define ZESIM_MODEL_DEVICE_H
@@ -11,6 +11,7 @@
 #include "cs.h"
 #include "gt.h"
 #include "irq_block.h"
+#include "oa_block.h"
 #include "memory.h"
 #include "zs/hw_if.h"
 
@@ -44,6 +45,7 @@ public:
     // Human-readable last engine error (for logs and tests).
     const std::string &error_text() const { return cs_.error_text(); }
     IrqBlock &irq_block() { return irq_; }
+    OaBlock &oa_block() { return oa_; }
 
 private:
     // The GT block (identity, clocks, timestamps, status) and the MMU block
@@ -66,6 +68,7 @@ private:
     uint32_t ts_hi_latch_ = 0, cyc_hi_latch_ = 0;
     IrqBlock irq_;  // IRQ_STATUS / IRQ_ENABLE: the RTL interrupt controller with its twin
     CommandStreamer cs_;
+    OaBlock oa_;    // the OA counter block (0x4000), a second listener of the GT's event lines
 };
 
 }  // namespace zesim

@@ -829,6 +829,13 @@ uint64_t Gt::run(uint64_t max_cycles)
 
 void Gt::flush_ledger() { impl_->flush_ledger(); }
 
+void Gt::deliver_lines()
+{
+    impl_->account_gt(now_);
+    impl_->account_all(now_);
+    events_.sync(now_);
+}
+
 void Gt::reset() { impl_->reset(); }
 
 bool Gt::run_to_idle(uint64_t limit)

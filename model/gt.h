@@ -37,6 +37,7 @@ struct GtConfig {
     uint32_t barrier_cycles = 8;    // release latency after the last arrival
     uint64_t phys_bytes = 256ull << 20;
     uint64_t ledger_window = 10000; // cycles
+    std::string oa_block = "twin";  // rtl / check / twin / off (docs/oa.md §4.4)
     MemConfig mem;
 };
 
@@ -106,6 +107,9 @@ public:
     bool run_to_idle(uint64_t limit);
     // Jump simulated time forward while idle (e.g. a command-streamer wait).
     void idle_until(uint64_t cycle);
+    // Deliver every event line of the cycles before now() and sync the listeners
+    // there (before a trigger or a register access of the OA block).
+    void deliver_lines();
 
     // Close the ledger's current window after the present cycle (end of a run).
     void flush_ledger();

@@ -41,4 +41,12 @@ bool GtTop::run_until_idle(uint64_t limit, bool hold_for_ledger)
     return !dev_.busy();
 }
 
+void GtTop::pass_idle(uint64_t cycles)
+{
+    if (!cycles || dev_.busy())
+        return;
+    dev_.gt().idle_until(dev_.gt().now() + cycles);
+    sc_core::sc_start(period_ * double(cycles));
+}
+
 }  // namespace zesim

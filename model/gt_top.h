@@ -18,6 +18,8 @@ public:
     // With `hold_for_ledger`, also stop (before the next quantum) while the
     // ledger's subscribed consumer has a full backlog (Ledger::full()).
     bool run_until_idle(uint64_t limit, bool hold_for_ledger = false);
+    // Let `cycles` of idle time pass (the device must not be busy), SystemC time with it.
+    void pass_idle(uint64_t cycles);
 
 private:
     void clock_process();

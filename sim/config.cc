@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "oa_block.h"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -67,7 +69,10 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 cfg.slm_bytes_per_subslice = val.get<uint32_t>() * 1024;
             else if (key == "phys_mb")
                 cfg.phys_bytes = val.get<uint64_t>() << 20;
-            else if (key == "ledger_window")
+            else if (key == "oa_block") {
+                cfg.oa_block = val.get<std::string>();
+                parse_oa_mode(cfg.oa_block);  // throws with the accepted values
+            } else if (key == "ledger_window")
                 cfg.ledger_window = val.get<uint64_t>();
             else if (key == "l3_kb")
                 cfg.mem.l3_bytes = val.get<uint32_t>() * 1024;
@@ -83,7 +88,11 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
                 cfg.dispatch_cycles = val.get<uint32_t>();
             else if (key == "job_timeout_ms")
                 kmd.job_timeout_ms = val.get<uint32_t>();
-            else if (key == "timeslice_cycles")
+            else if (key == "idle_time_ratio") {
+                kmd.idle_time_ratio = val.get<double>();
+                if (!(kmd.idle_time_ratio >= 0 && kmd.idle_time_ratio <= 1000))
+                    throw std::runtime_error("idle_time_ratio must be 0 to 1000");
+            } else if (key == "timeslice_cycles")
                 kmd.timeslice_cycles = val.get<uint64_t>();
             else if (key == "fault_mode") {
                 const std::string m = val.get<std::string>();

@@ -13,6 +13,9 @@ struct KmdConfig {
     uint32_t job_timeout_ms = 600000;  // ZK_DEFAULT_JOB_TIMEOUT_MS; 0 = no watchdog
     bool fault_continue = false;       // fault_mode "continue" (ZK_FAULT_CONTINUE); default "fail"
     uint64_t timeslice_cycles = 100000;  // ZK_DEFAULT_TIMESLICE_CYCLES; 0 = no time slicing
+    // While the device is idle and the OA block sends periodic reports, simulated time
+    // follows host time at this ratio (docs/oa.md §4.5); 0 skips idle time (deterministic).
+    double idle_time_ratio = 1.0;
     // The ledger's retention for test-channel readers (docs/oa.md §3.5).
     uint64_t ledger_keep = Ledger::kDefaultKeepWindows;           // windows
     uint64_t ledger_keep_kb = Ledger::kDefaultKeepBytes >> 10;    // KiB of JSON text

@@ -187,6 +187,7 @@ int sc_main(int argc, char **argv)
             so.job_timeout_ms = kmd.job_timeout_ms;
             so.fault_continue = kmd.fault_continue;
             so.timeslice_cycles = kmd.timeslice_cycles;
+            so.idle_time_ratio = kmd.idle_time_ratio;
             so.max_output_bytes = kmd.max_output_mb << 20;
             so.max_objects_per_file = kmd.max_objects_per_file;
             so.max_memory_per_file = kmd.max_memory_mb_per_file < 0 ? -1 : kmd.max_memory_mb_per_file << 20;

@@ -814,6 +814,27 @@ public:
         }
     }
 
+    // While idle with periodic OA reports, simulated time follows host time
+    // (docs/oa.md §4.5) so that a stream gets reports between kernels, as on silicon.
+    void pass_idle_time()
+    {
+        const auto now = std::chrono::steady_clock::now();
+        const bool on = opt_.idle_time_ratio > 0 && dev_.oa_block().periodic() && !dev_.busy() &&
+                        !dev_.gt().ledger().full();
+        if (!on || !idle_clock_valid_) {
+            idle_clock_ = now;
+            idle_clock_valid_ = on;
+            return;
+        }
+        // At most 100 ms of host time at once (a stalled loop does not make a burst).
+        const double ns = std::min<double>(1e8, std::chrono::duration<double, std::nano>(now - idle_clock_).count());
+        const uint64_t cycles = uint64_t(ns * opt_.idle_time_ratio * dev_.gt().config().core_mhz / 1000.0);
+        if (!cycles)
+            return;
+        idle_clock_ = now;
+        top_.pass_idle(cycles);
+    }
+
     void run(int lfd)
     {
         ep_ = epoll_create1(EPOLL_CLOEXEC);
@@ -838,7 +859,9 @@ public:
             // interval; else block.  A job held by a semaphore only the host
             // can release is not busy: poll at a short interval rather than spin.
             const bool busy = dev_.busy() || !runnable_.empty();
-            const int timeout = busy ? 0 : (!zk_idle(kmd_) || !waiters_.empty() || listen_paused_) ? 1 : 500;
+            const bool idle_time = opt_.idle_time_ratio > 0 && dev_.oa_block().periodic();
+            const int timeout =
+                busy ? 0 : (!zk_idle(kmd_) || !waiters_.empty() || listen_paused_ || idle_time) ? 1 : 500;
             int n = epoll_wait(ep_, evs.data(), int(evs.size()), timeout);
             if (n < 0) {
                 if (errno != EINTR)
@@ -882,8 +905,12 @@ public:
             turn.clear();
             zk_service(kmd_);
             fd_events();
-            if (dev_.busy())
+            if (dev_.busy()) {
+                idle_clock_valid_ = false;  // busy time is simulated, not passed
                 top_.run_until_idle(opt_.quantum, true);  // held while the ledger's subscriber lags
+            } else {
+                pass_idle_time();
+            }
             zk_service(kmd_);
             fd_events();
             for (size_t i = 0; i < waiters_.size(); i++) {
@@ -985,6 +1012,8 @@ private:
     uint64_t max_clients_ = 0;
     int ep_ = -1;
     bool stop_ = false;
+    std::chrono::steady_clock::time_point idle_clock_{};
+    bool idle_clock_valid_ = false;
     bool warned_fds_ = false, warned_clients_ = false;
     bool listen_paused_ = false;
     const Client *ledger_sub_ = nullptr;  // the connection subscribed to the ledger

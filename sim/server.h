@@ -53,6 +53,7 @@ struct ServerOptions {
     uint32_t job_timeout_ms = 600000;     // the KMD's job timeout (docs/kmd.md §6); 0 = none
     bool fault_continue = false;          // the KMD's fault mode (docs/kmd.md §8): fail (default) or continue
     uint64_t timeslice_cycles = 100000;   // ZK_DEFAULT_TIMESLICE_CYCLES (docs/kmd.md §6); 0 = no time slicing
+    double idle_time_ratio = 1.0;         // idle simulated time per host time with periodic OA reports (docs/oa.md §4.5)
     // Per client (docs/daemon.md §5): replies a client has not read beyond
     // this many bytes disconnect it (0 = no limit).
     uint64_t max_output_bytes = 16ull << 20;

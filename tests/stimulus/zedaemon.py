@@ -100,6 +100,31 @@ class Daemon:
         """A device register through the test channel."""
         return struct.unpack("<I", self.query(MMIO_READ, struct.pack("<I", offset)))[0]
 
+    def mmio_write(self, offset, value):
+        """Write a device register through the test channel."""
+        self.query(MMIO_WRITE, struct.pack("<II", offset, value))
+
+    def phys_read(self, addr, n):
+        """n bytes of the device's physical memory (its own backing) at addr."""
+        s = self.connect()
+        try:
+            s.sendall(struct.pack("<III", MAGIC, GET_PHYS, 0))
+            t, body, fds = reply(s, fds=True)
+        finally:
+            s.close()
+        if t != GET_PHYS or not fds:
+            raise DaemonError("GET_PHYS answered %r: %r" % (t, body))
+        try:
+            return os.pread(fds[0], n, addr)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def stimulus(self, path):
+        """Run a stimulus file (docs/stimulus.md) on the daemon's device: the result."""
+        import json
+        return json.loads(self.query(STIMULUS, str(path).encode()))
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.terminate()

@@ -1,0 +1,358 @@
+#include "oa_block.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "gt.h"
+#include "memory.h"
+
+namespace zesim {
+
+OaMode parse_oa_mode(const std::string &s)
+{
+    if (s == "off")
+        return OaMode::Off;
+    if (s == "twin")
+        return OaMode::Twin;
+    if (s == "rtl")
+        return OaMode::Rtl;
+    if (s == "check")
+        return OaMode::Check;
+    throw std::runtime_error("oa_block must be \"rtl\", \"check\", \"twin\" or \"off\", not \"" + s + "\"");
+}
+
+const char *oa_mode_name(OaMode m)
+{
+    switch (m) {
+    case OaMode::Off: return "off";
+    case OaMode::Twin: return "twin";
+    case OaMode::Rtl: return "rtl";
+    case OaMode::Check: return "check";
+    }
+    return "?";
+}
+
+namespace {
+
+class TwinCore final : public OaCore {
+public:
+    bool step(const OaIn &in, uint64_t, OaOut &out) override
+    {
+        out = twin_.step(in);
+        return true;
+    }
+    uint32_t read(uint32_t off) override { return twin_.read(off); }
+
+private:
+    OaTwin twin_;
+};
+
+std::unique_ptr<OaCore> make_core(OaMode m)
+{
+    switch (m) {
+    case OaMode::Off: return nullptr;
+    case OaMode::Twin: return std::make_unique<TwinCore>();
+    case OaMode::Rtl:
+    case OaMode::Check: break;
+    }
+    return make_oa_rtl_core(m == OaMode::Check);
+}
+
+}  // namespace
+
+#ifndef ZESIM_OA_RTL
+std::unique_ptr<OaCore> make_oa_rtl_core(bool)
+{
+    throw std::runtime_error("oa_block \"rtl\" / \"check\": this build has no OA RTL yet; use \"twin\"");
+}
+#endif
+
+OaBlock::OaBlock(const GtConfig &cfg, OaMode mode, Gt &gt, PhysMem &mem, std::function<void(uint32_t)> irq,
+                 std::function<uint32_t()> context)
+    : cfg_(cfg), mode_(mode), gt_(gt), mem_(mem), irq_(std::move(irq)), context_(std::move(context)),
+      core_(make_core(mode))
+{
+    eus_per_ss_ = cfg.topo.eus;
+    subslices_ = std::min<uint32_t>(cfg.topo.total_subslices(), ZS_OA_MAX_SUBSLICES);
+    if (core_)
+        gt_.events().attach(this);
+}
+
+OaBlock::~OaBlock() { close_trace(); }
+
+uint64_t OaBlock::timestamp(uint64_t cycle) const
+{
+    return uint64_t((unsigned __int128)cycle * cfg_.timestamp_khz / (uint64_t(cfg_.core_mhz) * 1000));
+}
+
+// The next timer boundary after the last clock: the first cycle whose timestamp
+// reaches the next multiple of the period.
+void OaBlock::plan_timer()
+{
+    next_timer_ = ~0ull;
+    if (!enabled() || !(ctl_ & ZS_FIELD_MASK(OA_CTL, TIMER)))
+        return;
+    const unsigned exp = ZS_FIELD_GET(ctl_, OA_CTL, EXPONENT) + 1;
+    const unsigned __int128 k = (last_ts_ >> exp) + 1;
+    const unsigned __int128 ticks = k << exp, per = uint64_t(cfg_.core_mhz) * 1000;
+    const unsigned __int128 c = (ticks * per + cfg_.timestamp_khz - 1) / cfg_.timestamp_khz;
+    next_timer_ = c > ~0ull ? ~0ull : uint64_t(c);
+}
+
+bool OaBlock::periodic() const { return core_ && enabled() && (ctl_ & ZS_FIELD_MASK(OA_CTL, TIMER)); }
+
+void OaBlock::event(uint64_t cycle, uint32_t line, uint64_t n)
+{
+    if (!enabled() || !n)
+        return;
+    while (n) {  // increments are 32-bit per clock
+        const uint32_t part = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
+        if (!events_.empty() && cycle < events_.back().cycle)
+            events_sorted_ = false;
+        events_.push_back(Ev{cycle, line, part});
+        n -= part;
+    }
+}
+
+void OaBlock::gt_span(uint64_t from, uint64_t to, bool busy, uint64_t resident)
+{
+    if (enabled() && to > from)
+        segs_.push_back(GtSeg{from, to, resident, busy});
+}
+
+void OaBlock::eu_span(uint32_t eu, uint64_t from, uint64_t to, bool holding)
+{
+    if (!enabled() || to <= from)
+        return;
+    spans_.push_back(Span{from, to, eu / eus_per_ss_, holding});
+}
+
+void OaBlock::eu_issue(uint64_t cycle, uint32_t eu)
+{
+    event(cycle, kEU_ACTIVE, 1);
+    event(cycle, kSsActive + eu / eus_per_ss_, 1);
+}
+
+void OaBlock::instruction(uint64_t cycle, enum ze_lat cls, uint32_t lanes)
+{
+    event(cycle, kINST_CTRL + uint32_t(cls), 1);
+    event(cycle, kLANE_OPS, lanes);
+}
+
+void OaBlock::send(uint64_t cycle, unsigned msg) { event(cycle, kSEND_LOAD + msg, 1); }
+
+void OaBlock::bytes(uint64_t cycle, MemBytes level, uint64_t n)
+{
+    static const uint32_t line[] = {kBYTES_L3_READ, kBYTES_L3_WRITE, kBYTES_DRAM, kBYTES_SLM_READ, kBYTES_SLM_WRITE};
+    event(cycle, line[unsigned(level)], n);
+}
+
+OaOut OaBlock::clock(OaIn &in, uint64_t cycle)
+{
+    in.timestamp = timestamp(cycle);
+    in.ctx_id = context_();
+    in.clock_ratio = zs_oa_clock_ratio(cfg_.core_mhz);
+    OaOut out;
+    if (!core_->step(in, cycle, out)) {
+        std::fprintf(stderr, "zesim: stopping at cycle %llu: the OA block's RTL disagrees with its twin\n",
+                     (unsigned long long)cycle);
+        std::abort();
+    }
+    clocks_++;
+    last_ts_ = in.timestamp;
+    if (out.buf_wr) {
+        if (mem_.contains(out.buf_addr, ZS_OA_REPORT_BYTES)) {
+            for (unsigned i = 0; i < ZS_OA_REPORT_DWORDS; i++)
+                mem_.write32(out.buf_addr + 4 * i, out.buf_data[i]);
+        } else if (!lost_write_noted_) {
+            lost_write_noted_ = true;
+            std::fprintf(stderr, "zesim: OA block: report to physical 0x%llx outside memory dropped\n",
+                         (unsigned long long)out.buf_addr);
+        }
+    }
+    if (out.irq)
+        irq_(ZS_IRQ_OA_BUFFER);
+    plan_timer();
+    return out;
+}
+
+void OaBlock::feed(uint64_t to)
+{
+    if (!core_ || to <= fed_)
+        return;
+    if (!enabled()) {
+        events_.clear();
+        spans_.clear();
+        segs_.clear();
+        fed_ = to;
+        return;
+    }
+    if (!events_sorted_)
+        std::stable_sort(events_.begin(), events_.end(), [](const Ev &a, const Ev &b) { return a.cycle < b.cycle; });
+    events_sorted_ = true;
+    // EU spans as breaks within [fed_, to); what lies beyond `to` waits for the next feed.
+    breaks_.clear();
+    size_t keep = 0;
+    for (const Span &sp : spans_) {
+        const uint64_t a = std::max(sp.from, fed_), b = std::min(sp.to, to);
+        if (a < b) {
+            breaks_.push_back(Break{a, sp.ss, sp.holding, +1});
+            breaks_.push_back(Break{b, sp.ss, sp.holding, -1});
+        }
+        if (sp.to > to)
+            spans_[keep++] = Span{std::max(sp.from, to), sp.to, sp.ss, sp.holding};
+    }
+    spans_.resize(keep);
+    std::sort(breaks_.begin(), breaks_.end(), [](const Break &a, const Break &b) { return a.cycle < b.cycle; });
+
+    int32_t stall[ZS_OA_MAX_SUBSLICES] = {}, idle[ZS_OA_MAX_SUBSLICES] = {};
+    uint32_t nstall = 0, nidle = 0;
+    size_t ei = 0, bi = 0, si = 0;
+    uint64_t t = fed_;
+    const uint64_t total_eus = cfg_.topo.total_eus();
+    while (t < to) {
+        for (; ei < events_.size() && events_[ei].cycle < t; ei++)  // cannot happen: lines come in time
+            std::fprintf(stderr, "zesim: OA block: a line of cycle %llu came after cycle %llu was clocked\n",
+                         (unsigned long long)events_[ei].cycle, (unsigned long long)t);
+        // Rates at t: apply the breaks at t, find the GT segment holding t.
+        for (; bi < breaks_.size() && breaks_[bi].cycle <= t; bi++) {
+            const Break &b = breaks_[bi];
+            const uint32_t ss = std::min<uint32_t>(b.ss, ZS_OA_MAX_SUBSLICES - 1);
+            int32_t &slot = b.holding ? stall[ss] : idle[ss];
+            slot += b.d;
+            (b.holding ? nstall : nidle) += uint32_t(b.d);
+        }
+        while (si < segs_.size() && segs_[si].to <= t)
+            si++;
+        bool busy = false;
+        uint64_t resident = 0, seg_end = to;
+        if (si < segs_.size() && segs_[si].from <= t) {
+            busy = segs_[si].busy;
+            resident = segs_[si].resident;
+            seg_end = segs_[si].to;
+        } else if (si < segs_.size()) {
+            seg_end = segs_[si].from;
+        }
+        // The run of identical cycles: up to the next break, segment edge or event.
+        uint64_t end = std::min(to, seg_end);
+        if (bi < breaks_.size())
+            end = std::min(end, breaks_[bi].cycle);
+        const bool has_events = ei < events_.size() && events_[ei].cycle == t;
+        if (has_events)
+            end = t + 1;
+        else if (ei < events_.size())
+            end = std::min(end, events_[ei].cycle);
+        // Increments are 32-bit per clock.
+        const uint64_t rate = std::max<uint64_t>({resident, total_eus, 1});
+        end = std::min<uint64_t>(end, t + 0xffffffffull / rate);
+        const uint64_t n = end - t;
+
+        OaIn in;
+        in.adv_cycles = uint32_t(n);
+        in.inc[kGPU_BUSY] = busy ? uint32_t(n) : 0;
+        in.inc[kTHREAD_CYCLES] = uint32_t(resident * n);
+        in.inc[kEU_STALL] = uint32_t(nstall * n);
+        in.inc[kEU_IDLE] = uint32_t(nidle * n);
+        for (uint32_t s = 0; s < subslices_; s++) {
+            in.ss_inc[s][1] = uint32_t(uint64_t(stall[s]) * n);
+            in.ss_inc[s][2] = uint32_t(uint64_t(idle[s]) * n);
+        }
+        for (; ei < events_.size() && events_[ei].cycle == t; ei++) {
+            const Ev &e = events_[ei];
+            if (e.line >= kSsActive) {
+                const uint32_t ss = std::min<uint32_t>(e.line - kSsActive, ZS_OA_MAX_SUBSLICES - 1);
+                in.ss_inc[ss][0] += e.n;
+            } else {
+                in.inc[e.line] += e.n;
+            }
+        }
+        t = end;
+        clock(in, t);
+    }
+    // Lines at or after `to` wait for the next feed.
+    events_.erase(events_.begin(), events_.begin() + ptrdiff_t(ei));
+    size_t kept = 0;
+    for (const GtSeg &g : segs_)
+        if (g.to > to)
+            segs_[kept++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
+    segs_.resize(kept);
+    fed_ = to;
+}
+
+void OaBlock::sync_now() { gt_.deliver_lines(); }
+
+uint32_t OaBlock::read(uint32_t off)
+{
+    if (!core_)
+        return 0;
+    sync_now();
+    return core_->read(off);
+}
+
+void OaBlock::write(uint32_t off, uint32_t value)
+{
+    if (!core_)
+        return;
+    sync_now();
+    const uint64_t now = gt_.now();
+    fed_ = std::max(fed_, now);
+    // The block saw no clock since the last one it was fed: bring its timestamp up to
+    // date first, so that enabling the timer counts periods from now.
+    if (timestamp(now) != last_ts_) {
+        OaIn in;
+        clock(in, now);
+    }
+    OaIn in;
+    in.reg_we = true;
+    in.reg_addr = off;
+    in.reg_wdata = value;
+    const bool was = enabled();
+    if (off == ZS_REG_OA_CTL)
+        ctl_ = value;
+    if (!was && enabled())
+        fed_ = now;  // counting starts at this boundary
+    clock(in, now);
+}
+
+void OaBlock::context_switch()
+{
+    if (!core_)
+        return;
+    sync_now();
+    OaIn in;
+    in.ctx_switch = true;
+    clock(in, gt_.now());
+}
+
+void OaBlock::query_report(uint32_t id, uint32_t out[ZS_OA_REPORT_DWORDS])
+{
+    if (!core_) {  // no OA block: the id and the timestamp, no counters
+        std::fill(out, out + ZS_OA_REPORT_DWORDS, 0u);
+        out[ZS_OA_DW_REPORT_ID] = id;
+        out[ZS_OA_DW_TIMESTAMP] = uint32_t(timestamp(gt_.now()));
+        out[ZS_OA_DW_CONTEXT] = context_();
+        return;
+    }
+    sync_now();
+    OaIn in;
+    in.rpc = true;
+    in.rpc_id = id;
+    const OaOut o = clock(in, gt_.now());
+    std::copy(o.rpc_data, o.rpc_data + ZS_OA_REPORT_DWORDS, out);
+    plan_timer();
+}
+
+bool OaBlock::open_trace(const std::string &path, uint64_t from, uint64_t to)
+{
+    return core_ && core_->open_trace(path, from, to);
+}
+
+void OaBlock::close_trace()
+{
+    if (core_)
+        core_->close_trace();
+}
+
+}  // namespace zesim
