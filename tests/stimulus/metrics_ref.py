@@ -182,6 +182,61 @@ def operands_from_ledger(windows, c0, c1, group, eus_per_subslice, ts_khz, core_
     return op
 
 
+class LedgerSums:
+    """Prefix sums of a ledger (windows in order, back to back from the first): the
+    operands over [c0, c1) for boundaries c0, c1 of windows, in O(1) per operand."""
+
+    def __init__(self, windows):
+        events = load_events()
+        self.keys = {line: key for line, key in events.values()}
+        self.bounds = {}
+        self.sums = []  # per boundary: (30 line totals, per-EU active, stall, idle)
+        first = windows[0]["start"] if windows else 0
+        acc = [0] * 30
+        eu = {k: [0] * len(windows[0]["eu_active"]) for k in SS_KEYS.values()} if windows else {}
+        self.bounds[first] = 0
+        self.sums.append((list(acc), {k: list(v) for k, v in eu.items()}))
+        at = first
+        for w in windows:
+            if w["start"] != at:
+                raise ValueError(f"ledger window {w['window']} starts at {w['start']}, not {at}")
+            for k in range(30):
+                acc[k] += ledger_value(w, self.keys[k])
+            for k in eu:
+                eu[k] = [a + b for a, b in zip(eu[k], w[k])]
+            at = w["end"]
+            self.bounds[at] = len(self.sums)
+            self.sums.append((list(acc), {k: list(v) for k, v in eu.items()}))
+
+    def operands(self, c0, c1, group, eus_per_subslice, ts_khz, core_mhz, end_fields=None):
+        if c0 not in self.bounds or c1 not in self.bounds:
+            raise ValueError(f"[{c0}, {c1}) is not on ledger window boundaries")
+        (a0, e0), (a1, e1) = self.sums[self.bounds[c0]], self.sums[self.bounds[c1]]
+        line = [y - x for x, y in zip(a0, a1)]
+        op = {}
+        for k in range(36):
+            op[f"A{k}"] = (line[k] if k < 30 else 0) & (M40 if k < 32 else M32)
+        for i, sel in enumerate(group.select or [0xFF] * 16):
+            ev, mask = sel & 0xFF, sel >> 16
+            if ev < 30:
+                v = line[ev]
+            elif ev in SS_KEYS:
+                key = SS_KEYS[ev]
+                v = sum(y - x for e, (x, y) in enumerate(zip(e0[key], e1[key])) if mask >> (e // eus_per_subslice) & 1)
+            else:
+                v = 0
+            op[("B" if i < 8 else "C") + str(i % 8)] = v & M32
+        ts0, ts1 = c0 * ts_khz // (core_mhz * 1000), c1 * ts_khz // (core_mhz * 1000)
+        hz = ts_khz * 1000
+        op["GPU_CLOCK"] = (c1 - c0) & M32
+        op["TS"] = (ts1 - ts0) & M32
+        op["GPU_TIME"] = ns(op["TS"], hz)
+        op["QueryBeginTime"] = ns(ts0 & M32, hz)
+        op.update({"ReportReason": 0, "ContextId": 0, "StreamMarker": 0})
+        op.update(end_fields or {})
+        return op
+
+
 # ---- evaluation --------------------------------------------------------------------------
 
 def to_u(v):

@@ -1,0 +1,231 @@
+/* Collects metrics through the loader for the end-to-end check (metrics_e2e.py), which
+ * compares them with the reference evaluator and with the daemon's ledger.
+ *   e2e_metrics_dump misc.elf vadd.elf reduce.elf OUTDIR
+ * Four kernels: compute-bound (busy), memory (vadd), SLM and barriers (reduce), global
+ * atomics (inc).  For every event-based OA group: one query around each kernel (the
+ * CommandTimestamps group active beside it, domain 1); for every time-based OA group: a
+ * streamer over the four kernels with markers between them.  Writes OUTDIR/env (EUs,
+ * sub-slices, threads per EU, timestamp Hz, core MHz), and per query or streamer the raw
+ * data (.raw) and the values CalculateMetricValues gave (.vals: zet_typed_value_t).
+ * Exits 77 (skip) when the device has no OA unit. */
+#include <level_zero/zet_api.h>
+
+#include "e2e.h"
+
+#define NKERNELS 4
+
+static e2e_t e;
+static ze_kernel_handle_t kernels[NKERNELS];
+static ze_group_count_t grids[NKERNELS];
+static const char *const knames[NKERNELS] = {"busy", "vadd", "reduce", "inc"};
+
+static void write_file(const char *dir, const char *name, const void *data, size_t size)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	EXPECT(f && fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
+}
+
+static void setup_kernels(char **argv)
+{
+	ze_module_handle_t misc = e2e_module(&e, argv[1]), vadd = e2e_module(&e, argv[2]), red = e2e_module(&e, argv[3]);
+	kernels[0] = e2e_kernel(misc, "busy");
+	kernels[1] = e2e_kernel(vadd, "vadd");
+	kernels[2] = e2e_kernel(red, "reduce");
+	kernels[3] = e2e_kernel(misc, "inc");
+	/* busy: 2 groups of 8 spinning 200 times. */
+	uint32_t *out = e2e_alloc_shared(&e, 4096), iters = 200;
+	CHECK(zeKernelSetGroupSize(kernels[0], 8, 1, 1));
+	const e2e_arg_t bargs[] = {{8, &out}, {4, &iters}};
+	e2e_set_args(kernels[0], 2, bargs);
+	grids[0] = (ze_group_count_t){2, 1, 1};
+	/* vadd: 512 floats. */
+	const uint32_t n = 512;
+	float *a = e2e_alloc_shared(&e, n * 4), *b = e2e_alloc_shared(&e, n * 4), *c = e2e_alloc_shared(&e, n * 4);
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = (float)i;
+		b[i] = 1.0f;
+	}
+	CHECK(zeKernelSetGroupSize(kernels[1], 64, 1, 1));
+	const e2e_arg_t vargs[] = {{8, &a}, {8, &b}, {8, &c}, {4, &n}};
+	e2e_set_args(kernels[1], 4, vargs);
+	grids[1] = (ze_group_count_t){n / 64, 1, 1};
+	/* reduce: 512 values in groups of 64 (SLM, barriers). */
+	uint32_t *in = e2e_alloc_shared(&e, n * 4), *rout = e2e_alloc_shared(&e, 64), *offs = e2e_alloc_shared(&e, 8);
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = i;
+	CHECK(zeKernelSetGroupSize(kernels[2], 64, 1, 1));
+	const e2e_arg_t rargs[] = {{8, &in}, {8, &rout}, {8, &offs}, {10, NULL}, {64 * 4, NULL}, {4, &n}};
+	e2e_set_args(kernels[2], 6, rargs);
+	grids[2] = (ze_group_count_t){n / 64, 1, 1};
+	/* inc: 16 groups of 8 atomics on one counter. */
+	uint32_t *counter = e2e_alloc_shared(&e, 64);
+	CHECK(zeKernelSetGroupSize(kernels[3], 8, 1, 1));
+	const e2e_arg_t iargs[] = {{8, &counter}};
+	e2e_set_args(kernels[3], 1, iargs);
+	grids[3] = (ze_group_count_t){16, 1, 1};
+}
+
+static zet_metric_group_properties_t gprops(zet_metric_group_handle_t g)
+{
+	zet_metric_group_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES};
+	CHECK(zetMetricGroupGetProperties(g, &p));
+	return p;
+}
+
+/* Calculates the raw data and writes both files. */
+static void calc_and_write(const char *dir, zet_metric_group_handle_t g, const char *stem, const uint8_t *raw,
+			   size_t size, uint32_t want_sets)
+{
+	const uint32_t mc = gprops(g).metricCount;
+	uint32_t count = 0;
+	CHECK(zetMetricGroupCalculateMetricValues(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, raw, &count,
+						  NULL));
+	EXPECT(count % mc == 0 && (!want_sets || count == want_sets * mc), "%s: %u values, metricCount %u", stem, count,
+	       mc);
+	zet_typed_value_t *v = malloc((count ? count : 1) * sizeof(*v));
+	CHECK(zetMetricGroupCalculateMetricValues(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, raw, &count,
+						  v));
+	char name[256];
+	snprintf(name, sizeof(name), "%s.raw", stem);
+	write_file(dir, name, raw, size);
+	snprintf(name, sizeof(name), "%s.vals", stem);
+	write_file(dir, name, v, count * sizeof(*v));
+	free(v);
+}
+
+int main(int argc, char **argv)
+{
+	EXPECT(argc == 5, "usage: e2e_metrics_dump misc.elf vadd.elf reduce.elf OUTDIR");
+	const char *dir = argv[4];
+	setenv("ZET_ENABLE_METRICS", "1", 1);
+	e2e_init(&e);
+	setup_kernels(argv);
+
+	ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+	CHECK(zeDeviceGetProperties(e.dev, &dp));
+	char env[256];
+	snprintf(env, sizeof(env), "%u,%u,%u,%llu,%u\n", dp.numSlices * dp.numSubslicesPerSlice * dp.numEUsPerSubslice,
+		 dp.numSlices * dp.numSubslicesPerSlice, dp.numThreadsPerEU, (unsigned long long)dp.timerResolution,
+		 dp.coreClockRate);
+	write_file(dir, "env", env, strlen(env));
+
+	zet_metric_group_handle_t groups[64];
+	uint32_t ngroups = 64;
+	CHECK(zetMetricGroupGet(e.dev, &ngroups, groups));
+	zet_metric_group_handle_t tsg = NULL;
+	for (uint32_t i = 0; i < ngroups; i++)
+		if (strcmp(gprops(groups[i]).name, "CommandTimestamps") == 0)
+			tsg = groups[i];
+	EXPECT(tsg, "no CommandTimestamps");
+	ze_event_handle_t no_wait = NULL;
+
+	/* ---- queries ---- */
+	for (uint32_t gi = 0; gi < ngroups; gi++) {
+		const zet_metric_group_properties_t p = gprops(groups[gi]);
+		if (p.samplingType != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED || p.domain != 0)
+			continue;
+		zet_metric_group_handle_t act[2] = {groups[gi], tsg};
+		CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 2, act));
+		zet_metric_query_pool_desc_t qd = {.stype = ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC,
+						   .type = ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE, .count = NKERNELS};
+		zet_metric_query_pool_handle_t pool, tpool;
+		CHECK(zetMetricQueryPoolCreate(e.ctx, e.dev, groups[gi], &qd, &pool));
+		CHECK(zetMetricQueryPoolCreate(e.ctx, e.dev, tsg, &qd, &tpool));
+		zet_metric_query_handle_t q[NKERNELS], tq[NKERNELS];
+		CHECK(zeCommandListReset(e.list));
+		for (uint32_t k = 0; k < NKERNELS; k++) {
+			CHECK(zetMetricQueryCreate(pool, k, &q[k]));
+			CHECK(zetMetricQueryCreate(tpool, k, &tq[k]));
+			CHECK(zetCommandListAppendMetricQueryBegin(e.list, tq[k]));
+			CHECK(zetCommandListAppendMetricQueryBegin(e.list, q[k]));
+			CHECK(zeCommandListAppendLaunchKernel(e.list, kernels[k], &grids[k], NULL, 0, NULL));
+			CHECK(zetCommandListAppendMetricQueryEnd(e.list, q[k], NULL, 0, &no_wait));
+			CHECK(zetCommandListAppendMetricQueryEnd(e.list, tq[k], NULL, 0, &no_wait));
+		}
+		CHECK(zeCommandListClose(e.list));
+		ze_result_t r = zeCommandQueueExecuteCommandLists(e.queue, 1, &e.list, NULL);
+		if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+			printf("no OA unit: skipped\n");
+			return 77;
+		}
+		CHECK(r);
+		CHECK(zeCommandQueueSynchronize(e.queue, UINT64_MAX));
+		for (uint32_t k = 0; k < NKERNELS; k++) {
+			uint8_t raw[512];
+			size_t size = sizeof(raw);
+			CHECK(zetMetricQueryGetData(q[k], &size, raw));
+			EXPECT(size == 512, "query raw size %zu", size);
+			char stem[128];
+			snprintf(stem, sizeof(stem), "q_%u_%s", gi, knames[k]);
+			calc_and_write(dir, groups[gi], stem, raw, size, 1);
+			uint8_t traw[16];
+			size = sizeof(traw);
+			CHECK(zetMetricQueryGetData(tq[k], &size, traw));
+			for (uint32_t ti = 0; ti < ngroups; ti++)
+				if (groups[ti] == tsg)
+					snprintf(stem, sizeof(stem), "q_%u_%s_beside%u", ti, knames[k], gi);
+			calc_and_write(dir, tsg, stem, traw, size, 1);
+			CHECK(zetMetricQueryDestroy(q[k]));
+			CHECK(zetMetricQueryDestroy(tq[k]));
+		}
+		CHECK(zetMetricQueryPoolDestroy(pool));
+		CHECK(zetMetricQueryPoolDestroy(tpool));
+	}
+
+	/* ---- streamers ---- */
+	ze_event_pool_desc_t epd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+				    .count = 1};
+	ze_event_pool_handle_t epool;
+	CHECK(zeEventPoolCreate(e.ctx, &epd, 1, &e.dev, &epool));
+	ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+			      .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+	ze_event_handle_t notify;
+	CHECK(zeEventCreate(epool, &ed, &notify));
+	static uint8_t raw[4 << 20];
+	for (uint32_t gi = 0; gi < ngroups; gi++) {
+		const zet_metric_group_properties_t p = gprops(groups[gi]);
+		if (p.samplingType != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
+			continue;
+		CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 1, &groups[gi]));
+		/* 2^11 ticks: a report every 2048 cycles on the test's 1 GHz timestamp. */
+		zet_metric_streamer_desc_t sd = {.stype = ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC,
+						 .notifyEveryNReports = 4,
+						 .samplingPeriod = (uint32_t)(2048ull * 1000000000ull / dp.timerResolution)};
+		zet_metric_streamer_handle_t st;
+		CHECK(zeEventHostReset(notify));
+		CHECK(zetMetricStreamerOpen(e.ctx, e.dev, groups[gi], &sd, notify, &st));
+		CHECK(zeCommandListReset(e.list));
+		for (uint32_t k = 0; k < NKERNELS; k++) {
+			CHECK(zetCommandListAppendMetricStreamerMarker(e.list, st, 100 + k));
+			CHECK(zeCommandListAppendLaunchKernel(e.list, kernels[k], &grids[k], NULL, 0, NULL));
+		}
+		CHECK(zetCommandListAppendMetricStreamerMarker(e.list, st, 200));
+		CHECK(zeCommandListClose(e.list));
+		CHECK(zeCommandQueueExecuteCommandLists(e.queue, 1, &e.list, NULL));
+		CHECK(zeCommandQueueSynchronize(e.queue, UINT64_MAX));
+		/* More than notifyEveryNReports reports were taken: the event must come. */
+		CHECK(zeEventHostSynchronize(notify, 10000000000ull));
+		size_t total = 0;
+		for (int tries = 0; tries < 50; tries++) {
+			size_t size = 0;
+			CHECK(zetMetricStreamerReadData(st, UINT32_MAX, &size, NULL));
+			if (size > sizeof(raw) - total)
+				size = sizeof(raw) - total;
+			const ze_result_t r = zetMetricStreamerReadData(st, UINT32_MAX, &size, raw + total);
+			EXPECT(r == ZE_RESULT_SUCCESS, "ReadData 0x%x", r);
+			total += size;
+			if (size == 0 && total)
+				break;
+		}
+		EXPECT(total >= 2 * 256, "streamer: %zu bytes", total);
+		char stem[128];
+		snprintf(stem, sizeof(stem), "s_%u", gi);
+		calc_and_write(dir, groups[gi], stem, raw, total, (uint32_t)(total / 256 - 1));
+		CHECK(zetMetricStreamerClose(st));
+		note("%s streamer: %zu reports, period %u ns", p.name, total / 256, sd.samplingPeriod);
+	}
+	CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 0, NULL));
+	return 0;
+}
