@@ -55,6 +55,50 @@ def fmt(v):
     return f"u {x}"
 
 
+def start_daemon(a, work, config, ledger=None):
+    work.mkdir(parents=True, exist_ok=True)
+    os.chmod(work, 0o700)  # the daemon's socket directory must be private
+    cfg = work / "daemon.json"
+    cfg.write_text(json.dumps(config))
+    sock = work / "gpu.sock"
+    if sock.exists():
+        sock.unlink()
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    log = open(work / "daemon.log", "w")
+    cmd = [a.gpu, "--config", str(cfg), "--socket", str(sock)] + (["--ledger", str(ledger)] if ledger else [])
+    daemon = subprocess.Popen(cmd, stderr=log, env=env)
+    for _ in range(200):
+        if sock.exists() or daemon.poll() is not None:
+            break
+        time.sleep(0.05)
+    penv = dict(env, ZESIM_SOCKET=str(sock), LD_PRELOAD=a.preload, ZE_ENABLE_ALT_DRIVERS=a.driver)
+    return daemon, log, penv
+
+
+def cross_process(a):
+    work = pathlib.Path(a.work or tempfile.mkdtemp(prefix="zesim-metrics-x-"))
+    daemon, log, penv = start_daemon(a, work, {"preset": "tiny", "idle_time_ratio": 1, "job_timeout_ms": 120000})
+    k = pathlib.Path(a.kernels)
+    base = [a.program, str(k / "misc.elf"), str(k / "vadd.elf"), str(k / "reduce.elf")]
+    try:
+        streamer = subprocess.Popen(base + ["stream", "2.5"], env=penv, stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        worker = subprocess.run(base + ["work"], env=penv, capture_output=True, text=True, timeout=300)
+        sout, _ = streamer.communicate(timeout=300)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=60)
+        log.close()
+    sys.stdout.write(sout + worker.stdout + worker.stderr)
+    if streamer.returncode == 77 or "UNSUPPORTED" in sout:
+        return 77
+    if streamer.returncode != 0 or worker.returncode != 0:
+        print(f"FAIL: streamer {streamer.returncode}, workload {worker.returncode}; daemon log:\n"
+              f"{(work / 'daemon.log').read_text()}")
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", required=True)
@@ -63,7 +107,11 @@ def main():
     ap.add_argument("--program", required=True)
     ap.add_argument("--kernels", required=True)
     ap.add_argument("--work")
+    ap.add_argument("--cross-process", action="store_true",
+                    help="a streamer in one process, the kernels in another (idle_time_ratio 1)")
     a = ap.parse_args()
+    if a.cross_process:
+        return cross_process(a)
     work = pathlib.Path(a.work or tempfile.mkdtemp(prefix="zesim-metrics-"))
     work.mkdir(parents=True, exist_ok=True)
     os.chmod(work, 0o700)  # the daemon's socket directory must be private

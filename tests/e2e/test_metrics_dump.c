@@ -8,6 +8,9 @@
  * sub-slices, threads per EU, timestamp Hz, core MHz), and per query or streamer the raw
  * data (.raw) and the values CalculateMetricValues gave (.vals: zet_typed_value_t).
  * Exits 77 (skip) when the device has no OA unit. */
+#include <time.h>
+#include <unistd.h>
+
 #include <level_zero/zet_api.h>
 
 #include "e2e.h"
@@ -95,13 +98,113 @@ static void calc_and_write(const char *dir, zet_metric_group_handle_t g, const c
 	free(v);
 }
 
+/* Two processes (metrics_e2e.py --cross-process): "work" runs the kernels five times with
+ * 200 ms of idle host time between; "stream SECONDS" samples ComputeBasic meanwhile (1 ms
+ * period, notification event) and needs reports during kernels (GpuBusy > 0) and between
+ * them (GpuBusy 0: simulated time follows host time while the device is idle). */
+static int work(void)
+{
+	for (int round = 0; round < 5; round++) {
+		CHECK(zeCommandListReset(e.list));
+		for (uint32_t k = 0; k < NKERNELS; k++)
+			CHECK(zeCommandListAppendLaunchKernel(e.list, kernels[k], &grids[k], NULL, 0, NULL));
+		CHECK(zeCommandListClose(e.list));
+		CHECK(zeCommandQueueExecuteCommandLists(e.queue, 1, &e.list, NULL));
+		CHECK(zeCommandQueueSynchronize(e.queue, UINT64_MAX));
+		usleep(200000);
+	}
+	return 0;
+}
+
+static int stream(double seconds)
+{
+	zet_metric_group_handle_t groups[64], cb = NULL;
+	uint32_t n = 64;
+	CHECK(zetMetricGroupGet(e.dev, &n, groups));
+	for (uint32_t i = 0; i < n; i++) {
+		const zet_metric_group_properties_t p = gprops(groups[i]);
+		if (!strcmp(p.name, "ComputeBasic") && p.samplingType == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
+			cb = groups[i];
+	}
+	CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 1, &cb));
+	ze_event_pool_desc_t epd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+				    .count = 1};
+	ze_event_pool_handle_t epool;
+	CHECK(zeEventPoolCreate(e.ctx, &epd, 1, &e.dev, &epool));
+	ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+			      .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+	ze_event_handle_t notify;
+	CHECK(zeEventCreate(epool, &ed, &notify));
+	zet_metric_streamer_desc_t sd = {.stype = ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, .notifyEveryNReports = 8,
+					 .samplingPeriod = 1000000};
+	zet_metric_streamer_handle_t st;
+	const ze_result_t opened = zetMetricStreamerOpen(e.ctx, e.dev, cb, &sd, notify, &st);
+	if (opened == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+		printf("no OA unit: skipped\n");
+		return 77;
+	}
+	CHECK(opened);
+	static uint8_t raw[8 << 20];
+	size_t total = 0;
+	unsigned events = 0;
+	const uint64_t end = (uint64_t)(seconds * 1e9);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t.tv_nsec - t0.tv_nsec) > end)
+			break;
+		/* As pti's collector: wait for the event up to 50 ms, then read whatever is there. */
+		const ze_result_t w = zeEventHostSynchronize(notify, 50000000ull);
+		EXPECT(w == ZE_RESULT_SUCCESS || w == ZE_RESULT_NOT_READY, "event wait 0x%x", w);
+		events += w == ZE_RESULT_SUCCESS;
+		size_t size = sizeof(raw) - total;
+		const ze_result_t r = zetMetricStreamerReadData(st, UINT32_MAX, &size, raw + total);
+		EXPECT(r == ZE_RESULT_SUCCESS, "ReadData 0x%x", r);
+		total += size;
+	}
+	CHECK(zetMetricStreamerClose(st));
+	const uint32_t mc = gprops(cb).metricCount;
+	uint32_t count = 0;
+	CHECK(zetMetricGroupCalculateMetricValues(cb, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, total, raw,
+						  &count, NULL));
+	zet_typed_value_t *v = malloc((count + 1) * sizeof(*v));
+	CHECK(zetMetricGroupCalculateMetricValues(cb, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, total, raw,
+						  &count, v));
+	zet_metric_handle_t m[64];
+	uint32_t nm = 64, busy_idx = 0;
+	CHECK(zetMetricGet(cb, &nm, m));
+	for (uint32_t i = 0; i < nm; i++) {
+		zet_metric_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_PROPERTIES};
+		CHECK(zetMetricGetProperties(m[i], &p));
+		if (!strcmp(p.name, "GpuBusy"))
+			busy_idx = i;
+	}
+	unsigned busy = 0, idle = 0;
+	for (uint32_t s = 0; s < count / mc; s++)
+		if (v[s * mc + busy_idx].value.fp32 > 0.0f)
+			busy++;
+		else
+			idle++;
+	printf("cross-process streamer: %zu reports in %.1f s, %u with GpuBusy > 0, %u idle, %u notifications\n",
+	       total / 256, seconds, busy, idle, events);
+	EXPECT(busy > 0 && idle > 0 && events > 0, "reports during kernels (%u) and between them (%u), events %u", busy,
+	       idle, events);
+	free(v);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 5, "usage: e2e_metrics_dump misc.elf vadd.elf reduce.elf OUTDIR");
+	EXPECT(argc >= 5, "usage: e2e_metrics_dump misc.elf vadd.elf reduce.elf OUTDIR|work|stream SECONDS");
 	const char *dir = argv[4];
 	setenv("ZET_ENABLE_METRICS", "1", 1);
 	e2e_init(&e);
 	setup_kernels(argv);
+	if (!strcmp(argv[4], "work"))
+		return work();
+	if (!strcmp(argv[4], "stream"))
+		return stream(argc > 5 ? atof(argv[5]) : 2.0);
 
 	ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
 	CHECK(zeDeviceGetProperties(e.dev, &dp));
@@ -225,6 +328,41 @@ int main(int argc, char **argv)
 		calc_and_write(dir, groups[gi], stem, raw, total, (uint32_t)(total / 256 - 1));
 		CHECK(zetMetricStreamerClose(st));
 		note("%s streamer: %zu reports, period %u ns", p.name, total / 256, sd.samplingPeriod);
+	}
+
+	/* ---- a slow reader: the smallest buffer (512 reports), a report every 2 cycles,
+	 * nothing read until the work is done: reports are lost, ReadData says so, and what
+	 * it returns are whole, consistent reports (checked against the ledger like the rest). */
+	for (uint32_t gi = 0; gi < ngroups; gi++) {
+		const zet_metric_group_properties_t p = gprops(groups[gi]);
+		if (p.samplingType != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED || strcmp(p.name, "ComputeBasic"))
+			continue;
+		CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 1, &groups[gi]));
+		zet_metric_streamer_desc_t sd = {.stype = ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC,
+						 .notifyEveryNReports = 1, .samplingPeriod = 1};
+		zet_metric_streamer_handle_t st;
+		CHECK(zetMetricStreamerOpen(e.ctx, e.dev, groups[gi], &sd, NULL, &st));
+		CHECK(zeCommandListReset(e.list));
+		for (uint32_t k = 0; k < NKERNELS; k++)
+			CHECK(zeCommandListAppendLaunchKernel(e.list, kernels[k], &grids[k], NULL, 0, NULL));
+		CHECK(zeCommandListClose(e.list));
+		CHECK(zeCommandQueueExecuteCommandLists(e.queue, 1, &e.list, NULL));
+		CHECK(zeCommandQueueSynchronize(e.queue, UINT64_MAX));
+		size_t size = 0;
+		CHECK(zetMetricStreamerReadData(st, UINT32_MAX, &size, NULL));
+		EXPECT(size >= 512 * 256 && size <= sizeof(raw), "size query %zu", size);
+		const ze_result_t r = zetMetricStreamerReadData(st, UINT32_MAX, &size, raw);
+		EXPECT(r == ZE_RESULT_WARNING_DROPPED_DATA, "a slow reader: ReadData 0x%x, want WARNING_DROPPED_DATA", r);
+		EXPECT(size % 256 == 0 && size >= 2 * 256, "slow reader: %zu bytes", size);
+		char stem[128];
+		snprintf(stem, sizeof(stem), "s_%u_slow", gi);
+		calc_and_write(dir, groups[gi], stem, raw, size, (uint32_t)(size / 256 - 1));
+		note("slow reader: %zu reports after the loss, period %u ns", size / 256, sd.samplingPeriod);
+		/* Later reads: no loss reported again for the same one. */
+		size = sizeof(raw);
+		const ze_result_t r2 = zetMetricStreamerReadData(st, UINT32_MAX, &size, raw);
+		EXPECT(r2 == ZE_RESULT_SUCCESS, "the next ReadData 0x%x", r2);
+		CHECK(zetMetricStreamerClose(st));
 	}
 	CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 0, NULL));
 	return 0;
