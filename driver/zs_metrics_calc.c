@@ -34,6 +34,8 @@ static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
 {
 	if (!hz)
 		return 0;
+	if (ticks <= UINT64_MAX / NS_PER_S) /* every 32-bit OA delta: no 128-bit division */
+		return ticks * NS_PER_S / hz;
 	return (uint64_t)((unsigned __int128)ticks * NS_PER_S / hz);
 }
 
