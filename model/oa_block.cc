@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "gt.h"
@@ -103,17 +104,32 @@ void OaBlock::plan_timer()
 
 bool OaBlock::periodic() const { return core_ && enabled() && (ctl_ & ZS_FIELD_MASK(OA_CTL, TIMER)); }
 
+OaBlock::Bucket &OaBlock::bucket(uint64_t cycle)
+{
+    if (!events_.empty() && events_.back().cycle == cycle)
+        return events_.back();
+    auto it = events_.end();
+    while (it != events_.begin() && (it - 1)->cycle > cycle)
+        --it;
+    if (it != events_.begin() && (it - 1)->cycle == cycle)
+        return *(it - 1);
+    Bucket b;
+    std::memset(&b, 0, sizeof b);
+    b.cycle = cycle;
+    return *events_.insert(it, b);
+}
+
 void OaBlock::event(uint64_t cycle, uint32_t line, uint64_t n)
 {
     if (!enabled() || !n)
         return;
-    while (n) {  // increments are 32-bit per clock
-        const uint32_t part = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
-        if (!events_.empty() && cycle < events_.back().cycle)
-            events_sorted_ = false;
-        events_.push_back(Ev{cycle, line, part});
-        n -= part;
-    }
+    uint32_t &slot = bucket(cycle).inc[line];
+    // One clock's increment is 32 bits: a larger one (it cannot happen in one cycle of
+    // this GT) would be cut, so say so.
+    if (n > 0xffffffffull - slot)
+        std::fprintf(stderr, "zesim: OA block: event line %u: increment beyond 32 bits in cycle %llu\n", line,
+                     (unsigned long long)cycle);
+    slot += uint32_t(n);
 }
 
 void OaBlock::gt_span(uint64_t from, uint64_t to, bool busy, uint64_t resident)
@@ -131,8 +147,11 @@ void OaBlock::eu_span(uint32_t eu, uint64_t from, uint64_t to, bool holding)
 
 void OaBlock::eu_issue(uint64_t cycle, uint32_t eu)
 {
-    event(cycle, kEU_ACTIVE, 1);
-    event(cycle, kSsActive + eu / eus_per_ss_, 1);
+    if (!enabled())
+        return;
+    Bucket &b = bucket(cycle);
+    b.inc[kEU_ACTIVE]++;
+    b.ss_active[std::min<uint32_t>(eu / eus_per_ss_, ZS_OA_MAX_SUBSLICES - 1)]++;
 }
 
 void OaBlock::instruction(uint64_t cycle, enum ze_lat cls, uint32_t lanes)
@@ -189,9 +208,6 @@ void OaBlock::feed(uint64_t to)
         fed_ = to;
         return;
     }
-    if (!events_sorted_)
-        std::stable_sort(events_.begin(), events_.end(), [](const Ev &a, const Ev &b) { return a.cycle < b.cycle; });
-    events_sorted_ = true;
     // EU spans as breaks within [fed_, to); what lies beyond `to` waits for the next feed.
     breaks_.clear();
     size_t keep = 0;
@@ -259,14 +275,12 @@ void OaBlock::feed(uint64_t to)
             in.ss_inc[s][1] = uint32_t(uint64_t(stall[s]) * n);
             in.ss_inc[s][2] = uint32_t(uint64_t(idle[s]) * n);
         }
-        for (; ei < events_.size() && events_[ei].cycle == t; ei++) {
-            const Ev &e = events_[ei];
-            if (e.line >= kSsActive) {
-                const uint32_t ss = std::min<uint32_t>(e.line - kSsActive, ZS_OA_MAX_SUBSLICES - 1);
-                in.ss_inc[ss][0] += e.n;
-            } else {
-                in.inc[e.line] += e.n;
-            }
+        if (has_events) {
+            const Bucket &b = events_[ei++];
+            for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+                in.inc[k] += b.inc[k];
+            for (uint32_t s = 0; s < subslices_; s++)
+                in.ss_inc[s][0] = b.ss_active[s];
         }
         t = end;
         clock(in, t);

@@ -89,11 +89,13 @@ private:
 #define ZE_OA_EVENT(name, line, key, desc) k##name = line,
 #include "zs/oa_events.def"
 #undef ZE_OA_EVENT
-        kSsActive = 100,  // + sub-slice: an EU of that sub-slice issued
     };
-    struct Ev {
+    // The per-event lines of one cycle, summed as they arrive (they come in time order,
+    // so this is almost always the last bucket).
+    struct Bucket {
         uint64_t cycle;
-        uint32_t line, n;
+        uint32_t inc[ZS_OA_EVENT_LINES];
+        uint32_t ss_active[ZS_OA_MAX_SUBSLICES];
     };
     struct Span {  // an EU of sub-slice `ss` held threads (or none) without issuing
         uint64_t from, to;
@@ -112,6 +114,7 @@ private:
     };
 
     void event(uint64_t cycle, uint32_t line, uint64_t n);
+    Bucket &bucket(uint64_t cycle);
     bool enabled() const { return ctl_ & ZS_FIELD_MASK(OA_CTL, ENABLE); }
     void feed(uint64_t to);  // clock the lines of cycles [fed_, to)
     OaOut clock(OaIn &in, uint64_t cycle);
@@ -134,8 +137,7 @@ private:
     uint32_t eus_per_ss_ = 1, subslices_ = 1;
     bool lost_write_noted_ = false;
     // Lines since fed_.
-    std::vector<Ev> events_;
-    bool events_sorted_ = true;
+    std::vector<Bucket> events_;  // by cycle
     std::vector<Span> spans_;
     std::vector<Break> breaks_;  // scratch of feed()
     std::vector<GtSeg> segs_;

@@ -338,6 +338,11 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
         kmd.map(kBatchVa, (bytes + kPage - 1) & ~(kPage - 1), false);
         kmd.write(kBatchVa, reinterpret_cast<const uint8_t *>(batch.data()), bytes);
 
+        // Register writes the stimulus asks for (e.g. programming the OA block), in order.
+        for (const json &w : s.value("mmio", json::array()))
+            zs_hw_mmio_write(hw, uint32_t(number(w.at("register"), "mmio register")),
+                             uint32_t(number(w.at("value"), "mmio value")));
+
         // Ring: one BATCH_START, then ring the doorbell.
         const uint32_t ring[3] = {ZS_CMD_HEADER(ZS_CMD_BATCH_START, 3), uint32_t(kBatchVa), uint32_t(kBatchVa >> 32)};
         std::memcpy(kmd.phys() + kRingPhys, ring, sizeof(ring));

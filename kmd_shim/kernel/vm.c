@@ -117,6 +117,7 @@ static void pt_free_table(zk_kmd_t *k, zk_vm_t *vm, uint64_t pa)
 			vm->tables[i] = vm->tables[--vm->ntables];
 			zk_phys_free(k, pa, PAGE);
 			k->st.pt_bytes -= PAGE;
+			vm->owner->bytes -= PAGE; /* as pt_alloc counted it (docs/kmd.md §3) */
 			return;
 		}
 }

@@ -19,6 +19,12 @@
  *   - a user fence the KMD signals (VM_BIND sync, vm_ptr) lands where the
  *     walk says, and WAIT_USER_FENCE reads it back;
  *   - after UNMAP every page of the binding faults not-present.
+ * A second VM (one_gib_boundaries) takes binds across 1 GiB boundaries (4 KiB and
+ * 64 KiB pages, single and multi-page, one across 512 GiB), rebinds of the same range
+ * to other objects (also 4 KiB pages where 64 KiB ones were), a refused UNMAP of the
+ * middle of a mapping and the UNMAP and rebind of the middle one of three adjacent
+ * mappings; after each step all its tables are enumerated independently and compared
+ * with the expected leaves, pages and table count (check_vm).
  * Finally both walkers are compared on random tables (garbage entries,
  * addresses beyond memory, 64K bits, non-canonical VAs): same result, bit
  * for bit.  Prints a line per part; exits 1 with a message at the first
@@ -239,6 +245,317 @@ static void check_binding(uint64_t root, const binding_t *b)
 	EXPECT(na.fault == ZS_PT_NOT_PRESENT, "%s: va 0x%" PRIx64 " just above the bind: fault %u", b->what, after, na.fault);
 }
 
+/* ---- whole tables against an independent expectation ------------------------------
+ *
+ * A second VM gets binds across 1 GiB boundaries (and one across 512 GiB), rebinds of
+ * the same range to other objects, UNMAPs of the middle mapping of three adjacent ones
+ * and a refused UNMAP of the middle of one mapping.  After each step every table of the
+ * VM is enumerated by code written here from docs/memory.md §2 (not pt_format.h) and
+ * compared with the expectation the test keeps itself -- the live mappings, and the
+ * tables docs/kmd.md §4 says exist (levels 3-1 created on first use and kept, a leaf
+ * table per 2 MiB region holding a live mapping) -- and every page, live or removed, is
+ * translated by zs_pt_walk (and the independent walker): each present leaf is a page
+ * of the expected mapping holding its object's bytes, and nothing else is present. */
+
+#define GB (1024 * MB)
+#define MAX_LEAVES 4096
+#define MAX_LIVE 64
+
+typedef struct leaf {
+	uint64_t va, pa;
+	int big, writable;
+} leaf_t;
+
+static leaf_t found[MAX_LEAVES];
+static unsigned nfound, ntables_found, nstray;
+static uint64_t stray_at;
+
+static uint64_t ref_rd64(uint64_t pa)
+{
+	uint64_t e = 0;
+	for (int b = 7; b >= 0; b--)
+		e = e << 8 | phys[pa + (uint64_t)b];
+	return e;
+}
+
+/* Every table reachable from `table` (a level-`level` table mapping VAs from
+ * va_base): count it, and record each present leaf.  A non-zero entry that is not
+ * present, or an entry beyond 31 of a table of 64 KiB pages, is a stray entry (the
+ * KMD writes 0 where nothing is mapped). */
+static void enum_tables(uint64_t table, int level, uint64_t va_base, int big)
+{
+	static const unsigned lsb[4] = {12, 21, 30, 39};
+	EXPECT(table % 4096 == 0 && ref_inside(table, 4096), "level-%d table at 0x%" PRIx64 " outside memory", level, table);
+	ntables_found++;
+	for (uint64_t i = 0; i < 512; i++) {
+		const uint64_t e = ref_rd64(table + 8 * i);
+		if (!e)
+			continue;
+		if (!(e & 1) || (level == 0 && big && i >= 32)) {
+			if (!nstray++)
+				stray_at = table + 8 * i;
+			continue;
+		}
+		const uint64_t addr = e & 0x000ffffffffff000ull;
+		const uint64_t va = va_base + (i << (level == 0 && big ? 16 : lsb[level]));
+		if (level > 0) {
+			enum_tables(addr, level - 1, va, level == 1 ? (int)(e >> 2 & 1) : 0);
+			continue;
+		}
+		EXPECT(nfound < MAX_LEAVES, "too many leaves");
+		found[nfound++] = (leaf_t){va, big ? addr & ~(64 * KB - 1) : addr, big, (int)(e >> 1 & 1)};
+	}
+}
+
+static int leaf_order(const void *a, const void *b)
+{
+	const leaf_t *x = a, *y = b;
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+static binding_t live[MAX_LIVE];
+static unsigned nlive;
+static binding_t dead[MAX_LIVE]; /* removed mappings: their pages must not translate (unless live again) */
+static unsigned ndead;
+static uint64_t l2_ever[MAX_LIVE], l1_ever[MAX_LIVE]; /* tables of levels 2 and 1 created so far (VA >> 39, >> 30) */
+static unsigned nl2, nl1;
+static uint64_t pt_bytes_before; /* page-table bytes of everything but the second VM */
+
+static void add_unique(uint64_t *set, unsigned *n, uint64_t x)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (set[i] == x)
+			return;
+	EXPECT(*n < MAX_LIVE, "set full");
+	set[(*n)++] = x;
+}
+
+static const binding_t *live_at(uint64_t va)
+{
+	for (unsigned i = 0; i < nlive; i++)
+		if (va >= live[i].addr && va - live[i].addr < live[i].range)
+			return &live[i];
+	return NULL;
+}
+
+/* The whole VM against the expectation. */
+static void check_vm(uint64_t root, const char *step)
+{
+	nfound = ntables_found = nstray = 0;
+	enum_tables(root, 3, 0, 0);
+	EXPECT(!nstray, "%s: %u stray entries (first at pa 0x%" PRIx64 ": 0x%" PRIx64 ")", step, nstray, stray_at,
+	       ref_rd64(stray_at));
+	qsort(found, nfound, sizeof(found[0]), leaf_order);
+
+	/* the leaves the live mappings give, in VA order */
+	static leaf_t want[MAX_LEAVES];
+	static const binding_t *owner[MAX_LEAVES];
+	unsigned nwant = 0;
+	uint64_t leaf_tables[MAX_LEAVES];
+	unsigned nleaf_tables = 0;
+	for (unsigned i = 0; i < nlive; i++) {
+		const binding_t *b = &live[i];
+		const int big = !!(b->flags & ZESIM_VM_BIND_FLAG_64K);
+		const uint64_t page = big ? 64 * KB : 4 * KB;
+		for (uint64_t off = 0; off < b->range; off += page) {
+			EXPECT(nwant < MAX_LEAVES, "too many pages");
+			owner[nwant] = b;
+			want[nwant++] = (leaf_t){b->addr + off, b->obj_offset + off, big, !(b->flags & ZESIM_VM_BIND_FLAG_READONLY)};
+			add_unique(leaf_tables, &nleaf_tables, (b->addr + off) >> 21);
+		}
+	}
+	for (unsigned i = 1; i < nwant; i++) /* insertion sort, keeping the owners along */
+		for (unsigned j = i; j > 0 && want[j - 1].va > want[j].va; j--) {
+			const leaf_t t = want[j];
+			const binding_t *o = owner[j];
+			want[j] = want[j - 1], owner[j] = owner[j - 1];
+			want[j - 1] = t, owner[j - 1] = o;
+		}
+	for (unsigned i = 0; i < nfound || i < nwant; i++) {
+		EXPECT(i < nfound, "%s: va 0x%" PRIx64 " (%s) has no leaf entry", step, want[i].va, owner[i]->what);
+		EXPECT(i < nwant, "%s: leaf entry for va 0x%" PRIx64 " -> pa 0x%" PRIx64 " where nothing is mapped", step,
+		       found[i].va, found[i].pa);
+		const leaf_t *w = &want[i], *g = &found[i];
+		EXPECT(g->va == w->va, "%s: leaf entry for va 0x%" PRIx64 " (pa 0x%" PRIx64 "), expected one for va 0x%" PRIx64
+		       " (%s) first", step, g->va, g->pa, w->va, owner[i]->what);
+		EXPECT(g->big == w->big && g->writable == w->writable, "%s: va 0x%" PRIx64 " (%s): 64K %d writable %d, expected %d %d",
+		       step, g->va, owner[i]->what, g->big, g->writable, w->big, w->writable);
+		/* the page holds the object's bytes at that offset (every 4 KiB piece) */
+		for (uint64_t piece = 0; piece < (w->big ? 64 * KB : 4 * KB); piece += 4 * KB) {
+			uint64_t t;
+			EXPECT(ref_inside(g->pa + piece, 4 * KB), "%s: va 0x%" PRIx64 " -> pa 0x%" PRIx64 " outside memory", step,
+			       g->va, g->pa);
+			memcpy(&t, phys + g->pa + piece, 8);
+			EXPECT(t == tag(owner[i]->o, w->pa + piece), "%s: va 0x%" PRIx64 " (%s) -> pa 0x%" PRIx64 " holds tag 0x%" PRIx64
+			       ", not object %u's bytes at 0x%" PRIx64, step, g->va + piece, owner[i]->what, g->pa + piece, t,
+			       owner[i]->o->handle, w->pa + piece);
+		}
+	}
+	/* tables: the root, levels 2 and 1 as created, one leaf table per region in use */
+	const unsigned tables = 1 + nl2 + nl1 + nleaf_tables;
+	EXPECT(ntables_found == tables, "%s: %u tables reachable, expected %u (root + %u + %u + %u leaf tables)", step,
+	       ntables_found, tables, nl2, nl1, nleaf_tables);
+	zk_stats_t st;
+	zk_get_stats(k, &st);
+	EXPECT(st.pt_bytes - pt_bytes_before == (uint64_t)tables * 4096, "%s: the KMD counts %" PRIu64
+	       " page-table bytes for the VM, expected %u tables", step, st.pt_bytes - pt_bytes_before, tables);
+
+	/* and the device's walk of every page, live or removed */
+	for (unsigned i = 0; i < nlive + ndead; i++) {
+		const binding_t *b = i < nlive ? &live[i] : &dead[i - nlive];
+		for (uint64_t off = 0; off < b->range; off += 4 * KB) {
+			const uint64_t va = b->addr + off;
+			const binding_t *l = live_at(va);
+			const zs_pt_walk_result_t r = walk2(root, va + 0x10, 0);
+			if (!l) {
+				EXPECT(r.fault == ZS_PT_NOT_PRESENT, "%s: va 0x%" PRIx64 " (was %s) translates (fault %u)", step, va,
+				       b->what, r.fault);
+				continue;
+			}
+			EXPECT(r.fault == ZS_PT_OK, "%s: va 0x%" PRIx64 " (%s): fault %u at level %u", step, va, l->what, r.fault,
+			       r.level);
+			uint64_t t;
+			memcpy(&t, phys + r.pa - 0x10, 8);
+			EXPECT(t == tag(l->o, l->obj_offset + (va - l->addr)), "%s: walk of va 0x%" PRIx64 " (%s) reaches tag 0x%" PRIx64,
+			       step, va, l->what, t);
+			const zs_pt_walk_result_t w = walk2(root, va + 0x10, 1);
+			EXPECT((l->flags & ZESIM_VM_BIND_FLAG_READONLY) ? w.fault == ZS_PT_READ_ONLY : w.fault == ZS_PT_OK,
+			       "%s: write to va 0x%" PRIx64 " (%s): fault %u", step, va, l->what, w.fault);
+		}
+	}
+	printf("%s: %u leaves, %u tables as expected; every page translates as bound\n", step, nfound, tables);
+}
+
+static void map2(uint32_t vm, binding_t b)
+{
+	EXPECT(bind(vm, &b, ZESIM_VM_BIND_OP_MAP, NULL, 0) == 0, "VM_BIND MAP %s", b.what);
+	EXPECT(nlive < MAX_LIVE, "too many mappings");
+	live[nlive++] = b;
+	for (uint64_t off = 0; off < b.range; off += 4 * KB) {
+		add_unique(l2_ever, &nl2, (b.addr + off) >> 39);
+		add_unique(l1_ever, &nl1, (b.addr + off) >> 30);
+	}
+}
+
+/* UNMAP [addr, addr+range): drops the live mappings inside it. */
+static void unmap2(uint32_t vm, uint64_t addr, uint64_t range)
+{
+	binding_t u = {"unmap", NULL, 0, range, addr, 0};
+	EXPECT(bind(vm, &u, ZESIM_VM_BIND_OP_UNMAP, NULL, 0) == 0, "VM_BIND UNMAP 0x%" PRIx64 "+0x%" PRIx64, addr, range);
+	for (unsigned i = 0; i < nlive;) {
+		if (live[i].addr >= addr && live[i].addr + live[i].range <= addr + range) {
+			EXPECT(ndead < MAX_LIVE, "too many removed mappings");
+			dead[ndead++] = live[i];
+			live[i] = live[--nlive];
+		} else {
+			i++;
+		}
+	}
+}
+
+static void one_gib_boundaries(void)
+{
+	zk_stats_t st;
+	zk_get_stats(k, &st);
+	pt_bytes_before = st.pt_bytes;
+	struct drm_zesim_vm_create vc = {0};
+	EXPECT(io(DRM_IOCTL_ZESIM_VM_CREATE, &vc, NULL, 0) == 0, "VM_CREATE");
+	const uint32_t vm = vc.vm_id;
+	const uint32_t B64 = ZESIM_VM_BIND_FLAG_64K, RO = ZESIM_VM_BIND_FLAG_READONLY;
+	static const uint64_t sizes[] = {4 * KB,   4 * KB,   24 * KB,  64 * KB,  64 * KB,  320 * KB, 16 * KB,
+					 192 * KB, 24 * KB,  320 * KB, 128 * KB, 128 * KB, 128 * KB, 128 * KB,
+					 128 * KB, 4 * KB,   8 * KB,   4 * KB,   8 * KB};
+	static object_t o[sizeof(sizes) / sizeof(sizes[0])];
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		o[i] = object(sizes[i]);
+
+	map2(vm, (binding_t){"4 KiB x1, the last page below 3 GiB", &o[0], 0, 4 * KB, 3 * GB - 4 * KB, 0});
+	map2(vm, (binding_t){"4 KiB x1, the first page at 3 GiB", &o[1], 0, 4 * KB, 3 * GB, 0});
+	map2(vm, (binding_t){"4 KiB x6 across 4 GiB", &o[2], 0, 24 * KB, 4 * GB - 12 * KB, 0});
+	map2(vm, (binding_t){"64 KiB x1 ending at 5 GiB", &o[3], 0, 64 * KB, 5 * GB - 64 * KB, B64});
+	map2(vm, (binding_t){"64 KiB x1 at 5 GiB", &o[4], 0, 64 * KB, 5 * GB, B64});
+	map2(vm, (binding_t){"64 KiB x5 across 6 GiB", &o[5], 0, 320 * KB, 6 * GB - 128 * KB, B64});
+	map2(vm, (binding_t){"4 KiB x4 across 512 GiB", &o[6], 0, 16 * KB, 512 * GB - 8 * KB, 0});
+	map2(vm, (binding_t){"64 KiB x2 read-only across 2 GiB at object offset 64 KiB", &o[7], 64 * KB, 128 * KB,
+			     2 * GB - 64 * KB, B64 | RO});
+	const uint64_t root = root_from_ring(vm, 3 * GB);
+	check_vm(root, "binds across 1 GiB boundaries");
+
+	/* rebinds: the same range to another object */
+	unmap2(vm, 4 * GB - 12 * KB, 24 * KB);
+	check_vm(root, "UNMAP of the 4 KiB x6 bind across 4 GiB");
+	map2(vm, (binding_t){"4 KiB x6 across 4 GiB, rebound to another object", &o[8], 0, 24 * KB, 4 * GB - 12 * KB, 0});
+	check_vm(root, "4 KiB x6 across 4 GiB rebound");
+	unmap2(vm, 6 * GB - 128 * KB, 320 * KB);
+	map2(vm, (binding_t){"64 KiB x5 across 6 GiB, rebound to another object", &o[9], 0, 320 * KB, 6 * GB - 128 * KB,
+			     B64});
+	check_vm(root, "64 KiB x5 across 6 GiB rebound");
+	/* both 64 KiB pages around 5 GiB in one UNMAP; their leaf tables go, so the
+	 * regions take 4 KiB pages of another object */
+	unmap2(vm, 5 * GB - 64 * KB, 128 * KB);
+	check_vm(root, "UNMAP of the 64 KiB pages around 5 GiB");
+	map2(vm, (binding_t){"4 KiB x32 around 5 GiB where 64 KiB pages were", &o[10], 0, 128 * KB, 5 * GB - 64 * KB, 0});
+	check_vm(root, "4 KiB pages around 5 GiB");
+
+	/* an UNMAP of the middle of one mapping is refused and changes nothing */
+	static leaf_t before[MAX_LEAVES];
+	const unsigned nbefore = nfound;
+	memcpy(before, found, nfound * sizeof(found[0]));
+	binding_t mid = {"the middle of the 64 KiB x5 bind", NULL, 0, 128 * KB, 6 * GB - 64 * KB, 0};
+	EXPECT(bind(vm, &mid, ZESIM_VM_BIND_OP_UNMAP, NULL, 0) == -EINVAL, "UNMAP of %s: not EINVAL", mid.what);
+	check_vm(root, "refused UNMAP of the middle of a mapping");
+	EXPECT(nfound == nbefore && !memcmp(before, found, nfound * sizeof(found[0])),
+	       "the refused UNMAP changed the page tables");
+
+	/* three adjacent mappings across 7 GiB (64 KiB) and 8 GiB (4 KiB): UNMAP the
+	 * middle one, then bind another object there */
+	map2(vm, (binding_t){"64 KiB x2 below 7 GiB (first of three)", &o[11], 0, 128 * KB, 7 * GB - 192 * KB, B64});
+	map2(vm, (binding_t){"64 KiB x2 across 7 GiB (middle of three)", &o[12], 0, 128 * KB, 7 * GB - 64 * KB, B64});
+	map2(vm, (binding_t){"64 KiB x2 above 7 GiB (last of three)", &o[13], 0, 128 * KB, 7 * GB + 64 * KB, B64});
+	map2(vm, (binding_t){"4 KiB x1 below 8 GiB (first of three)", &o[15], 0, 4 * KB, 8 * GB - 8 * KB, 0});
+	map2(vm, (binding_t){"4 KiB x2 across 8 GiB (middle of three)", &o[16], 0, 8 * KB, 8 * GB - 4 * KB, 0});
+	map2(vm, (binding_t){"4 KiB x1 above 8 GiB (last of three)", &o[17], 0, 4 * KB, 8 * GB + 4 * KB, 0});
+	check_vm(root, "three adjacent mappings across 7 GiB and 8 GiB");
+	unmap2(vm, 7 * GB - 64 * KB, 128 * KB);
+	unmap2(vm, 8 * GB - 4 * KB, 8 * KB);
+	check_vm(root, "UNMAP of the middle mappings");
+	map2(vm, (binding_t){"64 KiB x2 across 7 GiB, rebound in the middle", &o[14], 0, 128 * KB, 7 * GB - 64 * KB, B64});
+	map2(vm, (binding_t){"4 KiB x2 across 8 GiB, rebound in the middle", &o[18], 0, 8 * KB, 8 * GB - 4 * KB, 0});
+	check_vm(root, "middle mappings rebound to other objects");
+	/* (the VM stays until the file is closed: its exec queue holds it) */
+}
+
+/* A leaf table freed by an UNMAP stops counting against its file's memory limit
+ * (docs/kmd.md §3: objects + page-table pages of its VMs): many MAP / UNMAP rounds of
+ * one 2 MiB region under a limit a few pages above what one round needs all succeed. */
+static void freed_tables_leave_the_file_limit(void)
+{
+	zk_limits_t old, lim;
+	zk_get_limits(k, &old);
+	zk_file_t *const f1 = f;
+	f = zk_open(k, 101);
+	EXPECT(f, "zk_open");
+	/* root + levels 2 and 1 + a leaf table + a 4 KiB object, and 2 pages to spare */
+	lim = old;
+	lim.bytes_per_file = 7 * 4 * KB;
+	zk_set_limits(k, &lim);
+	struct drm_zesim_vm_create vc = {0};
+	EXPECT(io(DRM_IOCTL_ZESIM_VM_CREATE, &vc, NULL, 0) == 0, "VM_CREATE");
+	object_t obj = object(4 * KB);
+	binding_t b = {"4 KiB at 2 MiB", &obj, 0, 4 * KB, 2 * MB, 0};
+	for (unsigned round = 0; round < 64; round++) {
+		const int rc = bind(vc.vm_id, &b, ZESIM_VM_BIND_OP_MAP, NULL, 0);
+		EXPECT(rc == 0, "MAP / UNMAP round %u under a %" PRIu64 " KiB limit: MAP fails with %d (freed leaf tables still "
+		       "counted against the file)", round, lim.bytes_per_file / KB, rc);
+		EXPECT(bind(vc.vm_id, &b, ZESIM_VM_BIND_OP_UNMAP, NULL, 0) == 0, "UNMAP");
+	}
+	munmap(obj.cpu, obj.size);
+	zk_close(f);
+	f = f1;
+	zk_set_limits(k, &old);
+	printf("64 MAP / UNMAP rounds of one region under a 28 KiB file limit: freed leaf tables are not counted\n");
+}
+
 /* ---- random tables: the two walkers, bit for bit --------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -363,6 +680,9 @@ int main(void)
 	EXPECT(bind(vm, &again, ZESIM_VM_BIND_OP_MAP, NULL, 0) == 0, "VM_BIND %s", again.what);
 	check_binding(root, &again);
 	printf("UNMAP: the binding's pages fault not-present, the others still translate; the region takes 4 KiB pages\n");
+
+	one_gib_boundaries();
+	freed_tables_leave_the_file_limit();
 
 	zk_close(f);
 	zk_stats_t st;

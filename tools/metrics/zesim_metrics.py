@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""zesim metrics: collect a metric group while a Level Zero program runs on the simulated GPU.
+
+    zesim metrics [--group G] [--period NS] [--out DIR] [--preset P] [--config F] -- PROGRAM ARGS...
+
+Starts the simulator, opens a time-based metric streamer for group G (default ComputeBasic)
+in a collector process of its own (tools/metrics/collect.c, the public Level Zero API
+only), runs the program, and when it exits writes:
+  DIR/metrics.csv   one row per OA report: every metric of the group (zetMetricGroupCalculateMetricValues)
+  DIR/timeline.png  the group's percentage metrics over time (python3-matplotlib)
+  DIR/raw.bin       the raw reports (zetMetricStreamerReadData)
+and prints a summary per busy interval of the GPU (a kernel, or kernels back to back).
+Exit status: the program's; 1 if the collection failed.
+"""
+import argparse
+import csv
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def parse(argv):
+    if "--" in argv:
+        i = argv.index("--")
+        opts, prog = argv[:i], argv[i + 1:]
+    else:
+        opts, prog = argv, []
+    ap = argparse.ArgumentParser(prog="zesim metrics", description=__doc__.split("\n\n")[0],
+                                 epilog="example: ./zesim metrics --group ComputeBasic --period 100000 --out m -- "
+                                        "build/tests/e2e/demo build/tests/kernels/vadd.spv")
+    ap.add_argument("--group", default="ComputeBasic", help="metric group (a time-based one; default ComputeBasic)")
+    ap.add_argument("--period", type=int, default=100000, help="sampling period in ns (default 100000)")
+    ap.add_argument("--out", default="zesim-metrics", help="output folder (default ./zesim-metrics)")
+    ap.add_argument("--preset", help="device preset (docs/config.md)")
+    ap.add_argument("--config", help="device config file (docs/config.md)")
+    ap.add_argument("--build", default=os.environ.get("ZESIM_BUILD", "build"), help=argparse.SUPPRESS)
+    a = ap.parse_args(opts)
+    if not prog:
+        ap.error("no program: zesim metrics [options] -- PROGRAM ARGS...")
+    if a.period <= 0:
+        ap.error("--period must be > 0 ns")
+    return a, prog
+
+
+def plot(rows, names, out):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("zesim metrics: python3-matplotlib is not installed: no timeline.png", file=sys.stderr)
+        return
+    t = times(rows)
+    pct = [n for n in ("GpuBusy", "EuActive", "EuStall", "EuThreadOccupancy") if n in names]
+    fig, ax = plt.subplots(figsize=(10, 4))
+    for n in pct:
+        ax.plot([x / 1e3 for x in t], [float(r[n]) for r in rows], label=n, drawstyle="steps-post")
+    ax.set_xlabel("time (us of GPU time)")
+    ax.set_ylabel("percent")
+    ax.set_ylim(0, 105)
+    ax.legend(loc="upper right")
+    ax.set_title("zesim metrics")
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def times(rows):
+    """Start of each report interval in ns: QueryBeginTime if the group has it, else summed GpuTime."""
+    if rows and "QueryBeginTime" in rows[0]:
+        t0 = int(rows[0]["QueryBeginTime"])
+        return [int(r["QueryBeginTime"]) - t0 for r in rows]
+    t, acc = [], 0
+    for r in rows:
+        t.append(acc)
+        acc += int(r.get("GpuTime", 0))
+    return t
+
+
+def summary(rows, names):
+    if "GpuBusy" not in names:
+        print("zesim metrics: the group has no GpuBusy: no per-interval summary")
+        return
+    t = times(rows)
+    spans, cur = [], None
+    for i, r in enumerate(rows):
+        busy = float(r["GpuBusy"]) > 0
+        if busy and cur is None:
+            cur = [i, i]
+        elif busy:
+            cur[1] = i
+        elif cur is not None:
+            spans.append(cur)
+            cur = None
+    if cur is not None:
+        spans.append(cur)
+    cols = [n for n in ("GpuCoreClocks", "EuActive", "EuStall", "EuThreadOccupancy", "EuAvgIpcRate") if n in names]
+    print(f"{'#':>3} {'start us':>10} {'reports':>8} " + " ".join(f"{c:>17}" for c in cols))
+    for k, (a, b) in enumerate(spans):
+        sel = rows[a:b + 1]
+        vals = []
+        for c in cols:
+            xs = [float(r[c]) for r in sel]
+            vals.append(sum(xs) if c == "GpuCoreClocks" else sum(xs) / len(xs))
+        print(f"{k:>3} {t[a] / 1e3:>10.1f} {len(sel):>8} " + " ".join(f"{v:>17.2f}" for v in vals))
+    if not spans:
+        print("zesim metrics: no report saw the GPU busy (a program shorter than one period?)")
+
+
+def main(argv):
+    a, prog = parse(argv)
+    build = pathlib.Path(a.build).resolve()
+    gpu, collector = build / "sim" / "zesim-gpu", build / "tools" / "zesim-metrics-collect"
+    for f in (gpu, collector):
+        if not f.exists():
+            sys.exit(f"zesim metrics: {f} is missing: run ./zesim build first")
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="zesim-metrics.")
+    os.chmod(tmp, 0o700)
+    sock = os.path.join(tmp, "gpu.sock")
+    log = open(os.path.join(tmp, "daemon.log"), "w+")
+    gargs = [str(gpu), "--socket", sock]
+    if a.preset:
+        gargs += ["--preset", a.preset]
+    if a.config:
+        gargs += ["--config", a.config]
+    env = {**os.environ, "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"}
+    daemon = subprocess.Popen(gargs, stderr=log, env=env)
+    coll = None
+    try:
+        for _ in range(200):
+            if os.path.exists(sock) or daemon.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(sock):
+            log.seek(0)
+            sys.exit("zesim metrics: the simulator did not start:\n" + log.read())
+        cenv = {**env, "ZESIM_SOCKET": sock, "ZET_ENABLE_METRICS": "1",
+                "LD_PRELOAD": str(build / "lib" / "libzesim_preload.so"),
+                "ZE_ENABLE_ALT_DRIVERS": str(build / "lib" / "libze_zesim.so.1")}
+        coll = subprocess.Popen([str(collector), "--group", a.group, "--period", str(a.period),
+                                 "--csv", str(out / "metrics.csv"), "--raw", str(out / "raw.bin")],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=cenv, text=True)
+        if coll.stdout.readline().strip() != "ready":
+            coll.wait()
+            sys.exit(f"zesim metrics: the collector could not open a streamer for '{a.group}' (above)")
+        print(f"zesim metrics: collecting {a.group} every {a.period} ns; running {' '.join(prog)}", file=sys.stderr)
+        penv = {k: v for k, v in cenv.items() if k != "ZET_ENABLE_METRICS"}
+        try:
+            rc = subprocess.call(prog, env=penv)
+        except OSError as e:
+            print(f"zesim metrics: cannot run {prog[0]}: {e}", file=sys.stderr)
+            rc = 127
+        coll.stdin.close()
+        if coll.wait(timeout=600):
+            print("zesim metrics: the collector failed (above)", file=sys.stderr)
+            return 1
+    finally:
+        if coll and coll.poll() is None:
+            coll.send_signal(signal.SIGTERM)
+            coll.wait(30)
+        daemon.terminate()
+        daemon.wait(30)
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    with open(out / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+        names = rows[0].keys() if rows else []
+    plot(rows, names, out / "timeline.png")
+    print(f"zesim metrics: {len(rows)} reports in {out}/metrics.csv, plot {out}/timeline.png")
+    summary(rows, names)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
