@@ -4,7 +4,8 @@
     gen_metrics.py --table metrics.txt --events include/zs/oa_events.def --regs include/zs/gpu_regs.def
                    [--c OUT.c] [--doc docs/metrics.md] [--check]
 
---c writes the C tables (driver/zs_metrics_calc.h declares them); --doc writes the page,
+--c writes the C tables and each group's equations compiled to a C function (on the
+helpers of driver/zs_metrics_calc.h; driver/zs_metrics_calc.h declares them); --doc writes the page,
 or with --check compares it with the file and exits 1 when they differ.  Every equation
 is checked here: operands allowed for the group's source, $Name references to earlier
 metrics of the same group, stack depth exactly 1 at the end.
@@ -157,6 +158,83 @@ def compile_eq(eq, source, earlier, where):
     return prog
 
 
+SRC_C = {"oa": "ZS_SOURCE_OA", "timestamp": "ZS_SOURCE_TIMESTAMP"}
+U_BIN = {"UADD": "({a} + {c})", "USUB": "({a} - {c})", "UMUL": "({a} * {c})", "AND": "({a} & {c})",
+         "OR": "({a} | {c})", "UDIV": "zs_m_udiv({a}, {c})", "UMIN": "zs_m_umin({a}, {c})",
+         "UMAX": "zs_m_umax({a}, {c})", "SHL": "zs_m_shl({a}, {c})", "SHR": "zs_m_shr({a}, {c})"}
+F_BIN = {"FADD": "({a} + {c})", "FSUB": "({a} - {c})", "FMUL": "({a} * {c})", "FDIV": "zs_m_fdiv({a}, {c})",
+         "FMIN": "zs_m_fmin({a}, {c})", "FMAX": "zs_m_fmax({a}, {c})"}
+
+
+def c_metric(prog, source, earlier_value_types, mi, value_type):
+    """One metric as C statements (the equation compiled at build time, docs/metrics.md's
+    precision rule made explicit: every value is a uint64_t or a double expression, an F
+    operation converts integer operands with (double), a U operation double operands with
+    zs_m_f2u).  Defines r<mi> (integer results) or r<mi>_f (FLOAT32: the float as a double)
+    for later $Name references and fills out[mi]."""
+    src = SRC_C[source]
+    st = []  # (C expression, is double)
+    for op, arg, imm in prog:
+        if op in BINOPS:
+            (a, af), (c, cf) = st[-2], st[-1]
+            if op.startswith("F"):
+                a = a if af else f"(double){a}"
+                c = c if cf else f"(double){c}"
+                st[-2:] = [(F_BIN[op].format(a=a, c=c), True)]
+            else:
+                a = f"zs_m_f2u({a})" if af else a
+                c = f"zs_m_f2u({c})" if cf else c
+                st[-2:] = [(U_BIN[op].format(a=a, c=c), False)]
+            continue
+        if op in ("A", "B", "C"):
+            e = f"zs_m_{op.lower()}(b, e, {arg})"
+        elif op == "GPU_CLOCK":
+            e = "zs_m_clock(b, e)"
+        elif op == "TS":
+            e = f"zs_m_ts({src}, b, e)"
+        elif op == "GPU_TIME":
+            e = f"zs_m_ns(zs_m_ts({src}, b, e), hz)"
+        elif op == "SYS":
+            e = f"env->sys[{arg}]"
+        elif op == "REF":
+            if earlier_value_types[arg] == "FLOAT32":
+                st.append((f"r{arg}_f", True))
+                continue
+            e = f"r{arg}"
+        elif op == "IMMU":
+            e = f"UINT64_C({imm})"
+        elif op == "IMMF":
+            st.append((f"{float(imm).hex()}", True))
+            continue
+        elif op == "ReportReason":
+            e = "(uint64_t)zs_oa_reason(e)"
+        elif op == "ContextId":
+            e = "(uint64_t)zs_oa_dw(e, ZS_OA_DW_CONTEXT)"
+        elif op == "StreamMarker":
+            e = "(uint64_t)zs_oa_dw(e, ZS_OA_DW_A + ZS_OA_MARKER_COUNTER)"
+        elif op == "QueryBeginTime":
+            e = f"zs_m_ns(zs_m_ts_begin({src}, b), hz)"
+        elif op == "QueryEndTime":
+            e = f"zs_m_ns(zs_m_ts_end({src}, b, e), hz)"
+        else:
+            raise TableError(f"internal: no C for {op}")
+        st.append((e, False))
+    (x, xf), = st
+    if value_type == "FLOAT32":
+        d = x if xf else f"(double){x}"
+        return (f"\tout[{mi}].type = ZET_VALUE_TYPE_FLOAT32;\n\tout[{mi}].value.fp32 = (float)({d});\n"
+                f"\tconst double r{mi}_f = out[{mi}].value.fp32;\n\t(void)r{mi}_f;\n")
+    u = f"zs_m_f2u({x})" if xf else x
+    if value_type == "UINT32":
+        return (f"\tconst uint64_t r{mi} = (uint32_t)({u});\n\t(void)r{mi};\n"
+                f"\tout[{mi}].type = ZET_VALUE_TYPE_UINT32;\n\tout[{mi}].value.ui32 = (uint32_t)r{mi};\n")
+    if value_type == "BOOL8":
+        return (f"\tconst uint64_t r{mi} = ({u}) != 0;\n\t(void)r{mi};\n"
+                f"\tout[{mi}].type = ZET_VALUE_TYPE_BOOL8;\n\tout[{mi}].value.b8 = (ze_bool_t)r{mi};\n")
+    return (f"\tconst uint64_t r{mi} = {u};\n\t(void)r{mi};\n"
+            f"\tout[{mi}].type = ZET_VALUE_TYPE_UINT64;\n\tout[{mi}].value.ui64 = r{mi};\n")
+
+
 def build(table, events, regs):
     """The API groups: one per (table group, sampling type)."""
     out, names_domains = [], set()
@@ -192,7 +270,8 @@ def build(table, events, regs):
                 if m["name"] in names:
                     raise TableError(f"{m['line']}: metric {m['name']} twice in the group")
                 prog = compile_eq(m["eq"], g["source"], names, m["line"])
-                metrics.append(dict(m, prog=prog))
+                metrics.append(dict(m, prog=prog, code=c_metric(prog, g["source"], [x["value"] for x in metrics],
+                                                                  len(metrics), m["value"])))
                 names.append(m["name"])
             if len(metrics) > 256:
                 raise TableError(f"{where}: more than 256 metrics (zs_metrics_calc.c keeps 256 results)")
@@ -209,31 +288,25 @@ def cstr(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-OPNAME = {"A": "ZS_MOP_A", "B": "ZS_MOP_B", "C": "ZS_MOP_C", "GPU_CLOCK": "ZS_MOP_GPU_CLOCK", "TS": "ZS_MOP_TS",
-          "GPU_TIME": "ZS_MOP_GPU_TIME", "SYS": "ZS_MOP_SYS", "REF": "ZS_MOP_REF", "IMMU": "ZS_MOP_IMMU",
-          "IMMF": "ZS_MOP_IMMF", "ReportReason": "ZS_MOP_REPORT_REASON", "ContextId": "ZS_MOP_CONTEXT_ID",
-          "StreamMarker": "ZS_MOP_STREAM_MARKER", "QueryBeginTime": "ZS_MOP_QUERY_BEGIN",
-          "QueryEndTime": "ZS_MOP_QUERY_END"}
-
-
 def gen_c(groups, regs):
     lines = ["/* Generated by driver/metrics/gen_metrics.py from driver/metrics/metrics.txt: do not edit. */",
              '#include "zs_metrics_calc.h"', ""]
     for gi, g in enumerate(groups):
+        lines.append(f"/* {g['name']} ({g['sampling']}) */")
+        lines.append(f"static void eval_{gi}(const uint8_t *b, const uint8_t *e, const zs_metric_env_t *env, "
+                     "zet_typed_value_t *out)")
+        lines.append("{")
+        lines.append("\tconst uint64_t hz = env->sys[ZS_SYS_TIMESTAMP_HZ];")
+        lines.append("\t(void)hz;\n\t(void)b;\n\t(void)e;")
         for mi, m in enumerate(g["metrics"]):
-            ops = []
-            for op, arg, imm in m["prog"]:
-                code = OPNAME.get(op, "ZS_MOP_" + op)
-                if op == "IMMF":
-                    ops.append(f"{{{code}, 0, 0, {float(imm).hex()}}}")
-                else:
-                    ops.append(f"{{{code}, {arg}, {imm}ull, 0.0}}")
-            lines.append(f"static const zs_metric_op_t prog_{gi}_{mi}[] = {{{', '.join(ops)}}};")
+            lines.append(f"\t/* {m['name']} = {m['eq']} */")
+            lines.append(m["code"].rstrip("\n"))
+        lines.append("}")
         lines.append(f"static const zs_metric_def_t metrics_{gi}[] = {{")
-        for mi, m in enumerate(g["metrics"]):
+        for m in g["metrics"]:
             lines.append(f"\t{{{cstr(m['name'])}, {cstr(m['desc'])}, {cstr(m['component'])}, "
                          f"{cstr(m['units'])}, {METRIC_TYPES.index(m['type'])}, {VALUE_TYPES[m['value']]}, "
-                         f"prog_{gi}_{mi}, {len(m['prog'])}}},")
+                         f"{cstr(m['eq'])}}},")
         lines.append("};")
         if g["select"] is not None:
             pairs = ", ".join(f"{{0x{regs[f'OA_BC_SEL{i}']:04x}, 0x{v:08x}}}" for i, v in enumerate(g["select"]))
@@ -243,7 +316,7 @@ def gen_c(groups, regs):
     for gi, g in enumerate(groups):
         regs_ref = f"regs_{gi}, 16" if g["select"] is not None else "NULL, 0"
         lines.append(f"\t{{{cstr(g['name'])}, {cstr(g['desc'])}, {SAMPLING[g['sampling']]}, {g['domain']}, "
-                     f"{SOURCES[g['source']]}, metrics_{gi}, {len(g['metrics'])}, {regs_ref}}},")
+                     f"{SOURCES[g['source']]}, metrics_{gi}, {len(g['metrics'])}, {regs_ref}, eval_{gi}}},")
     lines.append("};")
     lines.append(f"const uint32_t zs_metric_group_count = {len(groups)};")
     lines.append(f"const uint32_t zs_oa_marker_reg = 0x{regs['OA_MARKER']:04x}; /* gpu_regs.def OA_MARKER */")
@@ -260,6 +333,9 @@ driver/metrics/metrics.txt --events include/zs/oa_events.def --regs include/zs/g
 --doc docs/metrics.md`.
 
 The API is enabled by `ZET_ENABLE_METRICS=1` at `zeInit` (driver/README.md, "Metrics").
+The driver runs the equations as C code the generator makes from them (one function per
+group, following the precision rule below); `tests/stimulus/metrics_ref.py` interprets the
+same text.
 
 ## Groups and domains
 
