@@ -21,6 +21,8 @@
 #include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_queue.h"
+#include "zs_tracer.h"
+#include "zs_tracer_gen.h"
 
 /* Any 1.x request is served; entries newer than the requested version stay
  * NULL, as the loader expects from a driver of that version. */
@@ -42,6 +44,7 @@ ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_glo
 		return r;
 	memset(t, 0, sizeof(*t));
 	t->pfnInit = zs_init;
+	zs_tracer_wrap_Global(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -57,6 +60,7 @@ ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version, ze_dri
 	t->pfnGetIpcProperties = zs_driver_get_ipc_properties;
 	t->pfnGetExtensionProperties = zs_driver_get_extension_properties;
 	t->pfnGetExtensionFunctionAddress = zs_driver_get_extension_function_address;
+	zs_tracer_wrap_Driver(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -84,6 +88,7 @@ ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version, ze_dev
 		t->pfnGetGlobalTimestamps = zs_device_get_global_timestamps;
 	if (SINCE(ZE_API_VERSION_1_3))
 		t->pfnPciGetPropertiesExt = zs_device_pci_get_properties_ext;
+	zs_tracer_wrap_Device(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -101,6 +106,7 @@ ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_co
 	t->pfnEvictMemory = zs_context_evict_memory;
 	if (SINCE(ZE_API_VERSION_1_1))
 		t->pfnCreateEx = zs_context_create_ex;
+	zs_tracer_wrap_Context(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -114,6 +120,7 @@ ze_result_t ZE_APICALL zeGetCommandQueueProcAddrTable(ze_api_version_t version, 
 	t->pfnDestroy = zs_command_queue_destroy;
 	t->pfnExecuteCommandLists = zs_command_queue_execute_command_lists;
 	t->pfnSynchronize = zs_command_queue_synchronize;
+	zs_tracer_wrap_CommandQueue(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -143,6 +150,7 @@ ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version_t version, z
 	t->pfnAppendQueryKernelTimestamps = zs_command_list_append_query_kernel_timestamps;
 	t->pfnAppendLaunchKernel = zs_command_list_append_launch_kernel;
 	t->pfnAppendLaunchCooperativeKernel = zs_command_list_append_launch_cooperative_kernel;
+	zs_tracer_wrap_CommandList(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -157,6 +165,7 @@ ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t version, ze_fenc
 	t->pfnHostSynchronize = zs_fence_host_synchronize;
 	t->pfnQueryStatus = zs_fence_query_status;
 	t->pfnReset = zs_fence_reset;
+	zs_tracer_wrap_Fence(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -168,6 +177,7 @@ ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_
 	memset(t, 0, sizeof(*t));
 	t->pfnCreate = zs_event_pool_create;
 	t->pfnDestroy = zs_event_pool_destroy;
+	zs_tracer_wrap_EventPool(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -184,6 +194,7 @@ ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t version, ze_even
 	t->pfnQueryStatus = zs_event_query_status;
 	t->pfnHostReset = zs_event_host_reset;
 	t->pfnQueryKernelTimestamp = zs_event_query_kernel_timestamp;
+	zs_tracer_wrap_Event(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -201,6 +212,7 @@ ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t version, ze_mod
 	t->pfnGetKernelNames = zs_module_get_kernel_names;
 	t->pfnGetProperties = zs_module_get_properties;
 	t->pfnGetFunctionPointer = zs_module_get_function_pointer;
+	zs_tracer_wrap_Module(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -212,6 +224,7 @@ ze_result_t ZE_APICALL zeGetModuleBuildLogProcAddrTable(ze_api_version_t version
 	memset(t, 0, sizeof(*t));
 	t->pfnDestroy = zs_module_build_log_destroy;
 	t->pfnGetString = zs_module_build_log_get_string;
+	zs_tracer_wrap_ModuleBuildLog(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -233,6 +246,7 @@ ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t version, ze_ker
 	t->pfnGetSourceAttributes = zs_kernel_get_source_attributes;
 	t->pfnGetProperties = zs_kernel_get_properties;
 	t->pfnGetName = zs_kernel_get_name;
+	zs_tracer_wrap_Kernel(t);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -250,6 +264,23 @@ ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dd
 	t->pfnGetAddressRange = zs_mem_get_address_range;
 	if (SINCE(ZE_API_VERSION_1_3))
 		t->pfnFreeExt = zs_mem_free_ext;
+	zs_tracer_wrap_Mem(t);
+	return ZE_RESULT_SUCCESS;
+}
+
+/* The driver tracer's own table (zs_tracer.c): always filled; without
+ * ZET_ENABLE_API_TRACING_EXP=1 its functions return ZE_RESULT_ERROR_UNINITIALIZED. */
+ze_result_t ZE_APICALL zetGetTracerExpProcAddrTable(ze_api_version_t version, zet_tracer_exp_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCreate = zs_tracer_create;
+	t->pfnDestroy = zs_tracer_destroy;
+	t->pfnSetPrologues = zs_tracer_set_prologues;
+	t->pfnSetEpilogues = zs_tracer_set_epilogues;
+	t->pfnSetEnabled = zs_tracer_set_enabled;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -351,8 +382,8 @@ ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, 
 }
 
 /* Tables with no implemented entry: images, samplers, virtual and physical
- * memory, the experimental ze tables, the rest of zet (debug, instrumentation,
- * tracer) and all of zes. */
+ * memory, the experimental ze tables, the rest of zet (debug, instrumentation)
+ * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
 	ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)                                              \
 	{                                                                                                             \
@@ -377,7 +408,6 @@ EMPTY_TABLE(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t)
 EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t)
 EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
-EMPTY_TABLE(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
 EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 
 EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t)
