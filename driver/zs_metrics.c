@@ -762,7 +762,6 @@ ze_result_t ZE_APICALL zs_metric_query_reset(zet_metric_query_handle_t hMetricQu
 	ZS_CHECK_HANDLE(hMetricQuery, ZS_T_METRIC_QUERY);
 	zs_query_t *q = (zs_query_t *)hMetricQuery;
 	memset(slot(q), 0, q->pool->stride);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return ZE_RESULT_SUCCESS;
 }
 
