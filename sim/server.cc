@@ -28,6 +28,10 @@
 #include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"  // the table's C initializers
+#include "uapi/zesim_ioctl_table.h"  // ZESIM_UPTR_MAX
+#pragma GCC diagnostic pop
 #include "zs/hw_if.h"
 
 namespace zesim {
@@ -199,7 +203,7 @@ private:
 };
 
 constexpr uint32_t kMaxIoctlArg = 4096;
-constexpr uint32_t kMaxBlob = 256u << 10;
+constexpr uint32_t kMaxBlob = ZESIM_UPTR_MAX;  // a buffer the ioctl table allows (one chain: all its links)
 // Fairness: requests handled per client per loop iteration, so a client that
 // streams requests delays another client's request by at most this many.
 constexpr int kRequestsPerTurn = 4;
@@ -651,14 +655,16 @@ public:
                      "{\"files\":%u,\"bos\":%u,\"vms\":%u,\"queues\":%u,\"jobs\":%u,\"bo_bytes\":%llu,"
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
                      "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu,\"timeslices\":%llu,\"jobs_faulted\":%llu,"
-                     "\"eu_faults\":%llu,\"fds\":%u}",
+                     "\"eu_faults\":%llu,\"fds\":%u,\"oa_configs\":%u,\"oa_streams\":%u,\"oa_reports_read\":%llu,"
+                     "\"oa_irqs\":%llu}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
                      (unsigned long long)st.engine_resets, (unsigned long long)st.preemptions,
                      (unsigned long long)st.jobs_timed_out, (unsigned long long)st.timeslices,
                      (unsigned long long)st.jobs_faulted,
-                     (unsigned long long)st.eu_faults, zk_fd_count(kmd_));
+                     (unsigned long long)st.eu_faults, zk_fd_count(kmd_), st.oa_configs, st.oa_streams,
+                     (unsigned long long)st.oa_reports_read, (unsigned long long)st.oa_irqs);
             return send_text(c, kKmdStats, buf);
         }
         case kMmioRead: {

@@ -363,6 +363,8 @@ void zk_service(zk_kmd_t *k)
 		zs_hw_mmio_write(k->hw, ZS_REG_IRQ_STATUS, irqs);
 	if (irqs & ZS_IRQ_PAGE_FAULT)
 		handle_eu_fault(k);
+	if (irqs & ZS_IRQ_OA_BUFFER)
+		zk_oa_irq(k);
 	if (k->running && (irqs & ZS_IRQ_ENGINE_ERROR) &&
 	    zs_hw_mmio_read(k->hw, ZS_REG_ENGINE_STATUS) == ZS_ENGINE_ERROR) {
 		fail_running(k);

@@ -28,6 +28,7 @@ static const struct {
 	{DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, zk_ioctl_exec_queue_destroy},
 	{DRM_IOCTL_ZESIM_EXEC, zk_ioctl_exec},
 	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, zk_ioctl_wait_user_fence},
+	{DRM_IOCTL_ZESIM_OBSERVATION, zk_ioctl_observation}, /* oa.c */
 	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, zk_ioctl_test_fd_open},	     /* testfd.c, test only */
 	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, zk_ioctl_test_fd_produce}, /* testfd.c, test only */
 };

@@ -55,10 +55,17 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 				  .bytes_per_file = k->phys_size / 2,
 				  .vms_per_file = ZK_DEFAULT_MAX_VMS_PER_FILE,
 				  .queues_per_file = ZK_DEFAULT_MAX_QUEUES_PER_FILE};
+	if (zk_oa_init(k)) {
+		free(k->free);
+		free(k);
+		return NULL;
+	}
 	program_ring(hw);
 	zk_set_fault_mode(k, ZK_FAULT_FAIL);
 	zs_hw_set_irq_handler(hw, zk_irq_handler, k);
-	zs_hw_mmio_write(hw, ZS_REG_IRQ_ENABLE, ZS_IRQ_ENGINE_ERROR | ZS_IRQ_PAGE_FAULT | ZS_IRQ_ENGINE_IDLE);
+	zs_hw_mmio_write(hw, ZS_REG_IRQ_ENABLE,
+			 ZS_IRQ_ENGINE_ERROR | ZS_IRQ_PAGE_FAULT | ZS_IRQ_ENGINE_IDLE |
+				 (zk_oa_present(k) ? ZS_IRQ_OA_BUFFER : 0));
 	return k;
 }
 
@@ -68,6 +75,7 @@ void zk_destroy(zk_kmd_t *k)
 	while (k->nfiles)
 		zk_close(k->files[0]);
 	zk_fds_fini(k);
+	zk_oa_fini(k);
 	free(k->files);
 	free(k->free);
 	free(k);

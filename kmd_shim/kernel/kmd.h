@@ -30,7 +30,9 @@ typedef struct zk_out_blob {
 } zk_out_blob_t;
 
 #define ZK_MAX_BLOBS 4
-#define ZK_PENDING 1 /* zk_ioctl: the call waits (WAIT_USER_FENCE); re-check with zk_wait_check */
+/* zk_ioctl: the call waits (WAIT_USER_FENCE); re-check with zk_wait_check.  Not a
+ * small number: OBSERVATION ADD_CONFIG returns an id, the stream's CONFIG one too. */
+#define ZK_PENDING 0x7fffffff
 
 typedef struct zk_stats {
 	uint32_t files, bos, vms, queues, jobs;
@@ -43,6 +45,10 @@ typedef struct zk_stats {
 	uint64_t timeslices;	 /* jobs preempted at the end of their time slice (§6) */
 	uint64_t jobs_faulted;	 /* of jobs_cancelled: failed by an EU fault (page fault, misaligned access ...) */
 	uint64_t eu_faults;	 /* EU faults reported by the device, whatever the fault mode */
+	uint32_t oa_configs;	 /* OA metric sets (ADD_CONFIG; removed ones while a stream uses them) */
+	uint32_t oa_streams;	 /* open OA streams (0 or 1) */
+	uint64_t oa_reports_read; /* reports copied to OA stream readers */
+	uint64_t oa_irqs;	 /* IRQ_STATUS.OA_BUFFER interrupts handled */
 } zk_stats_t;
 
 /* What an EU fault (a thread ended by a page fault or another exception, §8)

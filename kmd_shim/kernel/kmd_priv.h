@@ -10,6 +10,7 @@
  *   ioctl.c  the ioctl table (uapi/zesim_ioctl_table.h) and its handlers
  *   fds.c    fd objects: what an ioctl returns as a new fd (fds.h, docs/kmd.md §12)
  *   testfd.c the test-only test fd kind (TEST_FD_OPEN, TEST_FD_PRODUCE)
+ *   oa.c     OA streams: the OA_UNITS query, OBSERVATION, the stream fd (docs/kmd.md §13)
  * Object lifetimes follow a Linux DRM driver: handles hold references, VM mappings
  * hold their GEM objects, exec queues hold their VM, jobs hold their queue; an object
  * is freed at its last reference.  Every ioctl validates its whole argument before
@@ -123,6 +124,7 @@ struct zk_kmd {
 	zk_limits_t limits;
 	uint32_t slices, subslices, eus, threads, core_mhz, ts_khz, slm_kb;
 	zk_fds_t fds; /* fd objects ioctls return (fds.c) */
+	struct zk_oa *oa; /* OA configs and the OA unit's stream (oa.c) */
 };
 
 /* Every ioctl handler: the argument (its size checked against the table), the
@@ -152,7 +154,14 @@ void zk_reset_engine(zk_kmd_t *k);
 uint8_t *zk_vm_ptr(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, int write);
 void zk_vm_unref(zk_kmd_t *k, zk_vm_t *vm);
 void zk_wr64(zk_kmd_t *k, uint64_t pa, uint64_t v);
-int zk_all_zero(const void *p, size_t n);
+
+/* oa.c */
+int zk_oa_init(zk_kmd_t *k);
+void zk_oa_fini(zk_kmd_t *k);
+int zk_oa_present(zk_kmd_t *k);
+uint32_t zk_oa_units_size(zk_kmd_t *k);
+void zk_oa_units_fill(zk_kmd_t *k, uint8_t *d);
+void zk_oa_irq(zk_kmd_t *k);
 
 /* The ioctl table: 0, or -1 (with a message) when a table entry has no handler
  * or a handler no entry. */
@@ -171,6 +180,7 @@ int zk_ioctl_vm_bind(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_create(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_destroy(ZK_IOCTL_ARGS);
 int zk_ioctl_wait_user_fence(ZK_IOCTL_ARGS);
+int zk_ioctl_observation(ZK_IOCTL_ARGS);
 int zk_ioctl_test_fd_open(ZK_IOCTL_ARGS);
 int zk_ioctl_test_fd_produce(ZK_IOCTL_ARGS);
 

@@ -30,6 +30,9 @@ static int query_size(zk_kmd_t *k, uint32_t query, uint32_t *size)
 	case ZESIM_QUERY_ENGINE_CYCLES:
 		*size = sizeof(struct drm_zesim_query_engine_cycles);
 		return 0;
+	case ZESIM_QUERY_OA_UNITS:
+		*size = zk_oa_units_size(k);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -125,6 +128,9 @@ int zk_ioctl_device_query(ZK_IOCTL_ARGS)
 		c->cpu_delta = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
 		break;
 	}
+	case ZESIM_QUERY_OA_UNITS:
+		zk_oa_units_fill(k, d);
+		break;
 	}
 	return 0;
 }

@@ -595,9 +595,10 @@ static int open_device(int flags)
 /* ---- ioctl marshalling ------------------------------------------------------------ */
 
 typedef struct blob {
-	uint64_t addr; /* user pointer */
+	uint64_t addr; /* user pointer (of a chain: its first link) */
 	uint32_t len;
 	int in, out;
+	uint8_t *data; /* an in buffer, read from the program (malloc'ed) */
 } blob_t;
 
 /* Safe copies from/to the program's memory: a bad pointer gives EFAULT, as
@@ -822,23 +823,76 @@ static ssize_t sfd_io(int fd, conn_t *c, void *buf, size_t n, int pos, off_t off
 	}
 }
 
+static void blobs_free(blob_t *b, unsigned nb)
+{
+	for (unsigned i = 0; i < nb; i++)
+		free(b[i].data);
+}
+
+/* A chain (ZESIM_UPTR_CHAIN): its links read one by one, following the pointer
+ * at offset 0 of each, into one buffer; at most max_links + 1 of them. */
+static int read_chain(const struct zesim_uptr *u, uint64_t addr, blob_t *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	for (uint32_t n = 0; addr && n <= u->max_links; n++) {
+		uint8_t *nd = realloc(b->data, (size_t)(n + 1) * u->elem);
+		if (!nd)
+			return -ENOMEM;
+		b->data = nd;
+		if (copy_in(nd + (size_t)n * u->elem, addr, u->elem))
+			return -EFAULT;
+		b->len += u->elem;
+		memcpy(&addr, nd + (size_t)n * u->elem, 8);
+	}
+	return 0;
+}
+
 /* The user buffers of a call, from the ioctl table shared with the KMD
- * (uapi/zesim_ioctl_table.h): where each is, how long, which way it goes. */
+ * (uapi/zesim_ioctl_table.h): where each is, how long, which way it goes; the in
+ * buffers are read here (a nested buffer's pointer is in an earlier one). */
 static int blobs_for(unsigned long cmd, const void *arg, blob_t *b, unsigned *nb)
 {
 	*nb = 0;
 	const struct zesim_ioctl_desc *d = zesim_ioctl_find(cmd);
 	if (!d)
 		return 0; /* unknown: the KMD answers EINVAL */
+	int at[4] = {-1, -1, -1, -1}; /* the blob of each uptr */
 	for (unsigned i = 0; i < d->nuptr; i++) {
 		const struct zesim_uptr *u = &d->uptr[i];
+		if (!zesim_uptr_selected(u, arg))
+			continue;
+		const void *from = arg;
+		uint32_t from_len = _IOC_SIZE(cmd);
+		if (u->flags & ZESIM_UPTR_NESTED) {
+			if (at[u->parent] < 0)
+				continue;
+			from = b[at[u->parent]].data;
+			from_len = b[at[u->parent]].len;
+		}
 		int present;
 		uint64_t addr;
 		uint32_t len;
-		if (zesim_uptr_resolve(u, arg, &present, &addr, &len))
+		if (zesim_uptr_resolve_in(u, from, from_len, &present, &addr, &len)) {
+			blobs_free(b, *nb);
 			return -EINVAL;
-		if (present)
-			b[(*nb)++] = (blob_t){addr, len, !!(u->flags & ZESIM_UPTR_IN), !!(u->flags & ZESIM_UPTR_OUT)};
+		}
+		if (!present)
+			continue;
+		blob_t *x = &b[*nb];
+		*x = (blob_t){addr, len, !!(u->flags & ZESIM_UPTR_IN), !!(u->flags & ZESIM_UPTR_OUT), NULL};
+		int rc = 0;
+		if (u->flags & ZESIM_UPTR_CHAIN)
+			rc = read_chain(u, addr, x);
+		else if (x->in && len && !(x->data = malloc(len)))
+			rc = -ENOMEM;
+		else if (x->in)
+			rc = copy_in(x->data, addr, len);
+		at[i] = (int)(*nb)++;
+		if (rc) {
+			blobs_free(b, *nb);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -870,8 +924,10 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	for (unsigned i = 0; i < nb; i++)
 		total += 4 + (b[i].in ? b[i].len : 0);
 	uint8_t *req = malloc(total), *p = req;
-	if (!req)
+	if (!req) {
+		blobs_free(b, nb);
 		return -ENOMEM;
+	}
 	unsigned nin = 0, nout = 0;
 	for (unsigned i = 0; i < nb; i++) {
 		nin += b[i].in;
@@ -886,12 +942,11 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	for (unsigned i = 0; i < nb; i++)
 		if (b[i].in) {
 			put32(&p, b[i].len);
-			if (copy_in(p, b[i].addr, b[i].len)) {
-				free(req);
-				return -EFAULT;
-			}
+			if (b[i].len)
+				memcpy(p, b[i].data, b[i].len);
 			p += b[i].len;
 		}
+	blobs_free(b, nb);
 	for (unsigned i = 0; i < nb; i++)
 		if (b[i].out)
 			put32(&p, b[i].len);

@@ -13,5 +13,16 @@ void fake_hw_set_busy(zs_hw_t *hw, int busy);
 void fake_hw_raise_irq(zs_hw_t *hw, uint32_t bits);
 /* How many times a context's saved state was dropped (CTX_DISCARD written). */
 unsigned fake_hw_discards(zs_hw_t *hw);
+/* GT_UNITS (bit 0: the OA block; set at creation); before zk_create. */
+void fake_hw_set_units(zs_hw_t *hw, uint32_t units);
+/* The OA block: add these increments (a[0..34], bc[0..15]; NULL: none) to the
+ * counters while enabled, then make a report with these reason bits
+ * (ZS_OA_REASON_*) at this timestamp, as model/oa_twin.h does: to the buffer at
+ * OA_TAIL, or lost when it is full; IRQ_STATUS.OA_BUFFER at the threshold. */
+void fake_hw_oa_report(zs_hw_t *hw, uint32_t reason, uint64_t timestamp, const uint64_t *a, const uint32_t *bc);
+/* Record the MMIO writes to the OA block (0x4000-0x4fff) from now (on), or stop;
+ * the log restarts empty. */
+void fake_hw_mmio_log(zs_hw_t *hw, int on);
+unsigned fake_hw_mmio_log_get(zs_hw_t *hw, const uint32_t (**log)[2]);
 
 #endif

@@ -31,6 +31,7 @@ union zesim_ioctl_arg {
 	struct drm_zesim_exec ex;
 	struct drm_zesim_wait_user_fence w;
 	struct drm_zesim_test_fd_open to;
+	struct drm_zesim_observation_param obs;
 };
 
 /* Where the field is. */
@@ -41,6 +42,9 @@ enum zesim_rsv_where {
 	RSV_SYNCS,     /* each drm_zesim_sync of the call's sync array */
 	RSV_INSTANCE,  /* EXEC_QUEUE_CREATE's drm_zesim_engine_class_instance */
 	RSV_ECI,       /* DEVICE_QUERY ENGINE_CYCLES: the eci of the query buffer */
+	RSV_PROPS,     /* each drm_zesim_ext_set_property of OBSERVATION STREAM_OPEN's chain */
+	RSV_OA_CONFIG, /* OBSERVATION ADD_CONFIG's drm_zesim_oa_config */
+	RSV_NWHERE
 };
 
 struct zesim_rsv {
@@ -113,6 +117,13 @@ static const struct zesim_rsv zesim_rsv_fields[] = {
 	RSV(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, RSV_ARG, drm_zesim_wait_user_fence, pad),
 	RSV(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, RSV_ARG, drm_zesim_wait_user_fence, pad2),
 	RSV(DRM_IOCTL_ZESIM_WAIT_USER_FENCE, RSV_ARG, drm_zesim_wait_user_fence, reserved),
+
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_ARG, drm_zesim_observation_param, extensions),
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_PROPS, drm_zesim_user_extension, name),
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_PROPS, drm_zesim_user_extension, pad),
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_PROPS, drm_zesim_ext_set_property, pad),
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_PROPS, drm_zesim_ext_set_property, reserved),
+	RSV(DRM_IOCTL_ZESIM_OBSERVATION, RSV_OA_CONFIG, drm_zesim_oa_config, extensions),
 
 	RSV(DRM_IOCTL_ZESIM_TEST_FD_OPEN, RSV_ARG, drm_zesim_test_fd_open, extensions),
 	RSV(DRM_IOCTL_ZESIM_TEST_FD_OPEN, RSV_ARG, drm_zesim_test_fd_open, flags),

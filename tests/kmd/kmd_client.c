@@ -10,11 +10,25 @@
  *                                       completion timed; prints the median (us) and checks results
  *   kmd_client hog gem|vm|queue [SIZE]  create objects until the KMD refuses; print how many and
  *                                       the errno, then hold them until standard input ends
+ *   kmd_client oa MODULE.elf GROUPS EXP BUFSIZE OUT [FIRST]
+ *                                       an OA stream (docs/uapi.md "Observation"): add a metric set,
+ *                                       open a periodic stream (exponent EXP, BUFSIZE bytes), run the
+ *                                       vector add of GROUPS groups, read FIRST reports (default 10)
+ *                                       with blocking reads while it runs, disable (final report),
+ *                                       then read every report (non-blocking; -EIO: STATUS, go on);
+ *                                       all the reports into OUT
+ *   kmd_client oa-query MODULE.elf GROUPS OUT
+ *                                       a query-mode stream (no SAMPLE_OA, the exec queue): the batch
+ *                                       takes REPORT_PERF_COUNT query reports (ids 0x1000, 0x1001)
+ *                                       before and after the vector add; both into OUT
+ *   kmd_client oa-hold                  open a stream and hold it until standard input ends
+ *   kmd_client oa-open                  open a stream, print the errno (or "opened"), close it
  * Prints one line per step; exits non-zero with a message on any failure. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +42,8 @@
 
 #include "uapi/zesim_drm.h"
 #include "zs/gpu_cmds.h"
+#include "zs/hw_if.h"
+#include "zs/oa_report.h"
 #include "zs/ze_module.h"
 
 static int fd;
@@ -117,26 +133,38 @@ static int fuzz(unsigned seed, long count)
 		DRM_IOCTL_ZESIM_VERSION, DRM_IOCTL_ZESIM_DEVICE_QUERY, DRM_IOCTL_ZESIM_GEM_CREATE,
 		DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, DRM_IOCTL_ZESIM_GEM_CLOSE, DRM_IOCTL_ZESIM_VM_CREATE,
 		DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
-		DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE};
+		DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE,
+		DRM_IOCTL_ZESIM_OBSERVATION};
 	static uint64_t arg[512];
 	long ok = 0, failed = 0;
 	for (long i = 0; i < count; i++) {
-		unsigned long cmd = rand() % 8 ? cmds[rand() % 12] : ((unsigned long)rand() << 16 | (unsigned)rand());
+		unsigned long cmd = rand() % 8 ? cmds[rand() % 13] : ((unsigned long)rand() << 16 | (unsigned)rand());
 		for (unsigned w = 0; w < 16; w++) {
 			const uint64_t choices[] = {0, 1, (uint64_t)rand() % 8, 16, 4096, (uintptr_t)arg, ~0ull,
 						    (uint64_t)rand() << 32 | (unsigned)rand()};
 			arg[w] = choices[rand() % 8];
 		}
+		if (cmd == DRM_IOCTL_ZESIM_OBSERVATION && rand() % 2) {
+			/* a plausible head: type OA, an op, param into arg (a chain that may loop
+			 * through arg itself, a config whose regs_ptr is garbage, an id) */
+			arg[0] = arg[1] = 0;
+			arg[2] = (uint64_t)(rand() % 3);
+			arg[3] = (uintptr_t)&arg[4 + rand() % 4];
+		}
 		void *p = rand() % 8 == 0 ? (void *)(uintptr_t)(rand() % 3 ? 16 : 0xdead0000) : (void *)arg;
+		const uint64_t op = arg[2];
 		int rc = ioctl(fd, cmd, p);
-		if (rc == 0) {
+		if (rc > 0 && cmd == DRM_IOCTL_ZESIM_OBSERVATION && p == (void *)arg &&
+		    op == ZESIM_OBSERVATION_OP_STREAM_OPEN)
+			close(rc); /* an OA stream */
+		if (rc >= 0) {
 			ok++;
 			continue;
 		}
 		failed++;
 		if (errno != EINVAL && errno != ENOENT && errno != EFAULT && errno != ENOTTY && errno != ENOMEM &&
 		    errno != EEXIST && errno != ECANCELED && errno != ETIME && errno != ENOSPC &&
-		    errno != EMFILE) {
+		    errno != EMFILE && errno != E2BIG && errno != EADDRINUSE && errno != EBUSY && errno != ENODEV) {
 			fprintf(stderr, "kmd_client: ioctl 0x%lx gave errno %d (%s)\n", cmd, errno, strerror(errno));
 			return 1;
 		}
@@ -259,6 +287,81 @@ static int hog(const char *kind, uint64_t size)
 	return 0;
 }
 
+/* OA: a metric set (B0 = GPU_BUSY, B1 = LANE_OPS, C0 = EU active cycles of sub-slice 0,
+ * C1 = EU stall of every sub-slice), once per daemon; then a periodic sampling stream. */
+static int oa_open(uint32_t exponent, uint64_t bufsize, uint32_t query_queue)
+{
+	static const uint32_t regs[4][2] = {{ZS_REG_OA_BC_SEL0, 0},
+					    {ZS_REG_OA_BC_SEL1, 13},
+					    {ZS_REG_OA_BC_SEL8, 32 | 0x1u << 16},
+					    {ZS_REG_OA_BC_SEL9, 33 | 0xffffu << 16}};
+	struct drm_zesim_oa_config c = {.n_regs = 4, .regs_ptr = (uintptr_t)regs};
+	memcpy(c.uuid, "5a45534d-0000-4000-8000-0000000000a1", 36);
+	struct drm_zesim_observation_param p = {.observation_op = ZESIM_OBSERVATION_OP_ADD_CONFIG,
+						.param = (uintptr_t)&c};
+	int id = ioctl(fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
+	if (id < 0 && errno == EADDRINUSE)
+		id = 1; /* added by an earlier client of this daemon: the first id */
+	if (id < 0)
+		die("OBSERVATION ADD_CONFIG");
+	struct drm_zesim_ext_set_property props[6] = {
+		{.property = ZESIM_OA_PROPERTY_SAMPLE_OA, .value = 1},
+		{.property = ZESIM_OA_PROPERTY_OA_METRIC_SET, .value = (uint64_t)id},
+		{.property = ZESIM_OA_PROPERTY_OA_FORMAT, .value = ZS_OA_FORMAT_A32u40_A4u32_B8_C8},
+		{.property = ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT, .value = exponent},
+		{.property = ZESIM_OA_PROPERTY_OA_BUFFER_SIZE, .value = bufsize},
+		{.property = ZESIM_OA_PROPERTY_WAIT_NUM_REPORTS, .value = 1}};
+	if (query_queue) { /* query mode: the queue instead of sampling */
+		props[0] = (struct drm_zesim_ext_set_property){.property = ZESIM_OA_PROPERTY_EXEC_QUEUE_ID,
+								.value = query_queue};
+		props[2] = props[3] = props[4] = props[5] = props[0];
+	}
+	for (int i = 0; i < 5; i++)
+		props[i].base.next_extension = (uintptr_t)&props[i + 1];
+	p = (struct drm_zesim_observation_param){.observation_op = ZESIM_OBSERVATION_OP_STREAM_OPEN,
+						 .param = (uintptr_t)props};
+	return ioctl(fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
+}
+
+/* Every report of the stream into `f`; prints what happened on the way. */
+static int oa_drain(int s, FILE *f)
+{
+	if (fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK))
+		die("fcntl O_NONBLOCK");
+	struct pollfd pf = {.fd = s, .events = POLLIN};
+	printf("oa: poll says %s\n", poll(&pf, 1, 2000) == 1 && (pf.revents & POLLIN) ? "readable" : "not readable");
+	static uint8_t buf[64 * ZS_OA_REPORT_BYTES];
+	long reports = 0, eio = 0;
+	uint64_t lost = 0;
+	for (;;) {
+		ssize_t r = read(s, buf, sizeof(buf));
+		if (r < 0 && errno == EIO) {
+			eio++;
+			struct drm_zesim_oa_stream_status st = {0};
+			if (ioctl(s, ZESIM_OBSERVATION_IOCTL_STATUS, &st))
+				die("STATUS");
+			lost |= st.oa_status;
+			printf("oa: read -EIO after %ld reports, STATUS %#llx\n", reports, (unsigned long long)st.oa_status);
+			continue;
+		}
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r <= 0 || r % ZS_OA_REPORT_BYTES)
+			die("read of the OA stream");
+		fwrite(buf, 1, (size_t)r, f);
+		reports += r / ZS_OA_REPORT_BYTES;
+		if (reports > 1000000) {
+			fprintf(stderr, "kmd_client: the OA stream never runs dry (OA_HEAD not moving?)\n");
+			exit(1);
+		}
+	}
+	fclose(f);
+	char small[100];
+	printf("oa: short read %s\n", read(s, small, sizeof(small)) < 0 && errno == ENOSPC ? "ENOSPC" : "other");
+	printf("oa: %ld reports, %ld EIO, status %#llx\n", reports, eio, (unsigned long long)lost);
+	return 0;
+}
+
 static double now_us(void)
 {
 	struct timespec t;
@@ -293,6 +396,18 @@ int main(int argc, char **argv)
 		return fuzz((unsigned)atoi(argv[2]), atol(argv[3]));
 	if (strcmp(argv[1], "hog") == 0 && argc > 2)
 		return hog(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 4096);
+	if (strcmp(argv[1], "oa-hold") == 0 || strcmp(argv[1], "oa-open") == 0) {
+		const int s = oa_open(10, 128u << 10, 0);
+		printf("oa: %s\n", s >= 0 ? "opened" : errno == EBUSY ? "EBUSY" : strerror(errno));
+		fflush(stdout);
+		char buf[64];
+		while (s >= 0 && argv[1][3] == 'h' && fread(buf, 1, sizeof(buf), stdin) > 0) {
+		}
+		return s >= 0 ? 0 : 1;
+	}
+	const int oa = strcmp(argv[1], "oa") == 0, oa_query = strcmp(argv[1], "oa-query") == 0;
+	if ((oa && argc < 7) || (oa_query && argc < 5))
+		return 2;
 	if (argc < 3)
 		return 2;
 	const int spin = strcmp(argv[1], "spin") == 0, latency = strcmp(argv[1], "latency") == 0;
@@ -330,6 +445,29 @@ int main(int argc, char **argv)
 			  (uint32_t)args.va, 0, k->arg_bytes, 0,
 			  ZS_CMD_HEADER(ZS_CMD_BATCH_END, 1)};
 	memcpy(batch.map, cmd, sizeof(cmd));
+	bo_t query = {0};
+	int stream = -1;
+	if (oa_query) {
+		/* REPORT_PERF_COUNT, the walker, REPORT_PERF_COUNT, BATCH_END */
+		query = new_bo(vc.vm_id, 4096, 0x800000);
+		const uint32_t rpc0[] = {ZS_CMD_HEADER(ZS_CMD_REPORT_PERF_COUNT, ZS_CMD_LEN_REPORT_PERF_COUNT),
+					 (uint32_t)query.va, 0, 0x1000};
+		const uint32_t rpc1[] = {ZS_CMD_HEADER(ZS_CMD_REPORT_PERF_COUNT, ZS_CMD_LEN_REPORT_PERF_COUNT),
+					 (uint32_t)query.va + 256, 0, 0x1001};
+		uint8_t *p = batch.map;
+		memcpy(p, rpc0, sizeof(rpc0));
+		memcpy(p + sizeof(rpc0), cmd, sizeof(cmd) - 4);
+		memcpy(p + sizeof(rpc0) + sizeof(cmd) - 4, rpc1, sizeof(rpc1));
+		memcpy(p + sizeof(rpc0) + sizeof(cmd) - 4 + sizeof(rpc1), &cmd[sizeof(cmd) / 4 - 1], 4);
+		stream = oa_open(0, 0, qc.exec_queue_id);
+		if (stream < 0)
+			die("OBSERVATION STREAM_OPEN (query mode)");
+		struct drm_zesim_oa_stream_info info = {0};
+		char rb[256];
+		printf("oa-query: stream open, INFO buffer %llu, read %s\n",
+		       ioctl(stream, ZESIM_OBSERVATION_IOCTL_INFO, &info) ? ~0ull : (unsigned long long)info.oa_buf_size,
+		       read(stream, rb, sizeof(rb)) < 0 && errno == EINVAL ? "EINVAL" : "other");
+	}
 	struct drm_zesim_sync sync = {.type = ZESIM_SYNC_TYPE_USER_FENCE, .flags = ZESIM_SYNC_FLAG_SIGNAL,
 				      .addr = fence.va, .timeline_value = 0x1234};
 	struct drm_zesim_exec ex = {.exec_queue_id = qc.exec_queue_id, .num_syncs = 1, .syncs = (uintptr_t)&sync,
@@ -356,8 +494,45 @@ int main(int argc, char **argv)
 		free(t);
 		sync.timeline_value = 0x1234;
 	}
+	if (oa) {
+		struct drm_zesim_device_query q = {.query = ZESIM_QUERY_GT_LIST};
+		uint8_t gt[256];
+		xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "GT_LIST size");
+		q.data = (uintptr_t)gt;
+		xioctl(DRM_IOCTL_ZESIM_DEVICE_QUERY, &q, "GT_LIST");
+		const struct drm_zesim_gt *g = &((struct drm_zesim_query_gt_list *)gt)->gt_list[0];
+		printf("oa: core %llu Hz, timestamp %u Hz\n", (unsigned long long)g->core_clock, g->reference_clock);
+		stream = oa_open((uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 0), 0);
+		if (stream < 0)
+			die("OBSERVATION STREAM_OPEN");
+		struct drm_zesim_oa_stream_info info = {0};
+		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_INFO, &info))
+			die("INFO");
+		printf("oa: stream open, buffer %llu bytes\n", (unsigned long long)info.oa_buf_size);
+	}
 	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
 	printf("%s: submitted %u work items\n", argv[1], n);
+	FILE *oa_out = NULL;
+	if (oa) {
+		/* Blocking reads while the kernel runs, until 10 reports came: the reader soon
+		 * catches up with the simulation and waits; the OA-buffer interrupt wakes it. */
+		oa_out = fopen(argv[6], "wb");
+		if (!oa_out)
+			die(argv[6]);
+		static uint8_t first[64 * ZS_OA_REPORT_BYTES];
+		const size_t want = (argc > 7 ? (size_t)atoi(argv[7]) : 10) * ZS_OA_REPORT_BYTES;
+		size_t got = 0;
+		int reads = 0;
+		while (got < want && want <= sizeof(first)) {
+			const ssize_t r = read(stream, first + got, want - got);
+			if (r <= 0 || r % ZS_OA_REPORT_BYTES)
+				die("blocking read of the OA stream");
+			got += (size_t)r;
+			reads++;
+		}
+		fwrite(first, 1, got, oa_out);
+		printf("oa: blocking reads: %zu reports in %d reads\n", got / ZS_OA_REPORT_BYTES, reads);
+	}
 	fflush(stdout);
 	struct drm_zesim_wait_user_fence w = {.addr = fence.va, .op = ZESIM_UFENCE_OP_EQ, .value = 0x1234,
 					      .mask = ~0ull, .timeout = spin ? -1 : 60000000000ll,
@@ -376,6 +551,19 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%s: %u results correct, fence 0x%llx\n", argv[1], n, (unsigned long long)fv);
+	if (oa_query) {
+		FILE *f = fopen(argv[4], "wb");
+		if (!f || fwrite(query.map, 1, 512, f) != 512)
+			die(argv[4]);
+		fclose(f);
+		close(stream);
+	}
+	if (oa) {
+		if (ioctl(stream, ZESIM_OBSERVATION_IOCTL_DISABLE, 0))
+			die("DISABLE");
+		oa_drain(stream, oa_out);
+		close(stream);
+	}
 	zm_module_free(&m);
 	close(fd);
 	return 0;

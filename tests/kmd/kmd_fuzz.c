@@ -17,10 +17,14 @@
 
 #include "fake_hw.h"
 #include "ioctl_reserved.h"
+#include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
+#include "zs/oa_report.h"
 
 static uint64_t state;
+static zk_kmd_t *f_kmd; /* the KMD of the files */
+static uint64_t oa_ids[4] = {1, 1, 1, 1}; /* ids ADD_CONFIG returned lately */
 static long must_fail_calls;
 
 static uint64_t rnd(void)
@@ -64,13 +68,47 @@ static const unsigned long cmds[] = {
 	DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, DRM_IOCTL_ZESIM_GEM_CLOSE, DRM_IOCTL_ZESIM_VM_CREATE,
 	DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
 	DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE,
+	DRM_IOCTL_ZESIM_OBSERVATION,
 };
 
 static int allowed(int rc)
 {
 	return rc == 0 || rc == ZK_PENDING || rc == -EINVAL || rc == -ENOENT || rc == -ENOMEM || rc == -EFAULT ||
 	       rc == -EEXIST || rc == -ENOTTY || rc == -ECANCELED || rc == -ENOSPC || rc == -EIO ||
-	       rc == -EMFILE;
+	       rc == -EMFILE || rc == -E2BIG || rc == -EADDRINUSE || rc == -EBUSY || (rc > 0 && rc < 1000000);
+	/* rc > 0: an OA config id (OBSERVATION ADD_CONFIG) */
+}
+
+/* OBSERVATION STREAM_OPEN: a property chain of n links as the preload sends it. */
+static uint32_t fill_props(uint8_t *buf, uint32_t n)
+{
+	static const uint64_t sizes[] = {128u << 10, 256u << 10, 1u << 20, 16u << 20, 100000, 0};
+	static const uint32_t base[] = {ZESIM_OA_PROPERTY_SAMPLE_OA, ZESIM_OA_PROPERTY_OA_METRIC_SET,
+					ZESIM_OA_PROPERTY_OA_FORMAT, ZESIM_OA_PROPERTY_OA_BUFFER_SIZE};
+	const int plausible = rnd() % 2; /* starts as a valid sampling stream would */
+	for (uint32_t i = 0; i < n; i++) {
+		struct drm_zesim_ext_set_property *p = (void *)(buf + i * sizeof(*p));
+		memset(p, 0, sizeof(*p));
+		p->base.next_extension = i + 1 < n ? 0x6000 + (i + 1) * sizeof(*p) : 0;
+		if (rnd() % 64 == 0)
+			p->base.next_extension = val(p->base.next_extension);
+		p->property = plausible && i < 4 ? base[i] : (uint32_t)val(1 + rnd() % 13);
+		switch (p->property) {
+		case ZESIM_OA_PROPERTY_OA_METRIC_SET: p->value = plausible ? oa_ids[rnd() % 4] : val(1 + rnd() % 8); break;
+		case ZESIM_OA_PROPERTY_OA_FORMAT:
+			p->value = plausible ? ZS_OA_FORMAT_A32u40_A4u32_B8_C8 : val(ZS_OA_FORMAT_A32u40_A4u32_B8_C8);
+			break;
+		case ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT: p->value = val(rnd() % 34); break;
+		case ZESIM_OA_PROPERTY_OA_BUFFER_SIZE: p->value = plausible ? 128u << 10 : val(pick(sizes, 6)); break;
+		case ZESIM_OA_PROPERTY_WAIT_NUM_REPORTS: p->value = val(rnd() % 600); break;
+		case ZESIM_OA_PROPERTY_EXEC_QUEUE_ID: p->value = handle(); break;
+		case ZESIM_OA_PROPERTY_SAMPLE_OA: p->value = plausible ? 1 : val(rnd() % 2); break;
+		default: p->value = val(rnd() % 2); break;
+		}
+		if (!plausible || rnd() % 4 == 0)
+			corrupt(p, sizeof(*p));
+	}
+	return n * (uint32_t)sizeof(struct drm_zesim_ext_set_property);
 }
 
 static void fill_sync(struct drm_zesim_sync *s)
@@ -99,7 +137,10 @@ static void fill_op(struct drm_zesim_vm_bind_op *o)
  * the buffer the field's struct starts. */
 static size_t rsv_elem(const struct zesim_rsv *r, size_t len)
 {
-	return r->where == RSV_OPS ? sizeof(struct drm_zesim_vm_bind_op) : r->where == RSV_SYNCS ? sizeof(struct drm_zesim_sync) : len;
+	return r->where == RSV_OPS     ? sizeof(struct drm_zesim_vm_bind_op)
+	       : r->where == RSV_SYNCS ? sizeof(struct drm_zesim_sync)
+	       : r->where == RSV_PROPS ? sizeof(struct drm_zesim_ext_set_property)
+				       : len;
 }
 
 static size_t rsv_base(const struct zesim_rsv *r)
@@ -115,6 +156,7 @@ static int must_fail(unsigned long cmd, const void *arg, const zk_blob_t *in, co
 	const struct drm_zesim_vm_bind *vb = arg;
 	const struct drm_zesim_exec *ex = arg;
 	const struct drm_zesim_device_query *q = arg;
+	const struct drm_zesim_observation_param *obs = arg;
 	for (size_t i = 0; i < ZESIM_NR_RSV; i++) {
 		const struct zesim_rsv *r = &zesim_rsv_fields[i];
 		if (r->cmd != cmd)
@@ -131,6 +173,10 @@ static int must_fail(unsigned long cmd, const void *arg, const zk_blob_t *in, co
 				: r->where == RSV_SYNCS	  ? (uint64_t)(cmd == DRM_IOCTL_ZESIM_EXEC ? ex->num_syncs : vb->num_syncs) *
 								sizeof(struct drm_zesim_sync)
 				: r->where == RSV_INSTANCE ? sizeof(struct drm_zesim_engine_class_instance)
+				/* the chain: every link the KMD was sent is looked at before it succeeds */
+				: r->where == RSV_PROPS ? (obs->observation_op == ZESIM_OBSERVATION_OP_STREAM_OPEN ? b->len : ~0ull)
+				: r->where == RSV_OA_CONFIG ? (obs->observation_op == ZESIM_OBSERVATION_OP_ADD_CONFIG
+								   ? sizeof(struct drm_zesim_oa_config) : ~0ull)
 				: q->query == ZESIM_QUERY_ENGINE_CYCLES && q->size ? sizeof(struct drm_zesim_query_engine_cycles)
 										   : ~0ull;
 		if (b->len != want)
@@ -174,6 +220,7 @@ static int one_ioctl(zk_file_t *f)
 	zk_out_blob_t out[4];
 	unsigned nin = 0, nout = 0;
 	int ops_blob = -1, syncs_blob = -1, inst_blob = -1, eci_blob = -1; /* which in[] holds what */
+	int props_blob = -1, oacfg_blob = -1;
 	switch (cmd) {
 	case DRM_IOCTL_ZESIM_VERSION:
 		for (nout = 0; nout < 3; nout++)
@@ -268,6 +315,45 @@ static int one_ioctl(zk_file_t *f)
 			in[nin++] = (zk_blob_t){inbuf[0], (uint32_t)(n * sizeof(struct drm_zesim_sync))};
 		}
 		break;
+	case DRM_IOCTL_ZESIM_OBSERVATION: {
+		static const char *uuids[] = {"01234567-89ab-cdef-0123-456789abcdef", "11111111-2222-3333-4444-555555555555",
+					      "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "01234567-89ab-cdef-0123-456789abcdeX"};
+		a.obs.observation_type = val(0);
+		a.obs.observation_op = val(rnd() % 3);
+		a.obs.param = rnd() % 16 ? 0x6000 : 0;
+		if (!a.obs.param)
+			break;
+		if (a.obs.observation_op == ZESIM_OBSERVATION_OP_STREAM_OPEN) {
+			uint32_t n = rnd() % 8 ? 3 + rnd() % 4 : 15 + rnd() % 4;
+			props_blob = (int)nin;
+			in[nin++] = (zk_blob_t){inbuf[0], fill_props(inbuf[0], n)};
+		} else if (a.obs.observation_op == ZESIM_OBSERVATION_OP_ADD_CONFIG) {
+			struct drm_zesim_oa_config *c = (void *)inbuf[0];
+			memset(c, 0, sizeof(*c));
+			memcpy(c->uuid, uuids[rnd() % 4], 36);
+			c->n_regs = (uint32_t)val(1 + rnd() % 4);
+			c->regs_ptr = rnd() % 16 ? 0x7000 : 0;
+			corrupt(c, sizeof(*c));
+			oacfg_blob = (int)nin;
+			in[nin++] = (zk_blob_t){inbuf[0], rnd() % 16 ? (uint32_t)sizeof(*c) : (uint32_t)(rnd() % 64)};
+			if (c->regs_ptr && c->n_regs) {
+				uint32_t n = rnd() % 8 ? c->n_regs : (uint32_t)(rnd() % 5);
+				if (n > 100)
+					n = 100;
+				uint32_t *r = (void *)inbuf[1];
+				for (uint32_t i = 0; i < n; i++) {
+					r[2 * i] = (uint32_t)val(ZS_REG_OA_BC_SEL0 + 4 * (rnd() % 16));
+					r[2 * i + 1] = (uint32_t)rnd();
+				}
+				in[nin++] = (zk_blob_t){inbuf[1], n * 8};
+			}
+		} else {
+			uint64_t *id = (void *)inbuf[0];
+			*id = val(1 + rnd() % 4);
+			in[nin++] = (zk_blob_t){inbuf[0], rnd() % 16 ? 8u : (uint32_t)(rnd() % 16)};
+		}
+		break;
+	}
 	case DRM_IOCTL_ZESIM_WAIT_USER_FENCE:
 		a.w.addr = va();
 		a.w.op = (uint16_t)val(rnd() % 6);
@@ -281,7 +367,8 @@ static int one_ioctl(zk_file_t *f)
 	}
 	corrupt(&a, 64);
 	const int blob_of[] = {[RSV_ARG] = -1, [RSV_INLINE_OP] = -1, [RSV_OPS] = ops_blob,
-			       [RSV_SYNCS] = syncs_blob, [RSV_INSTANCE] = inst_blob, [RSV_ECI] = eci_blob};
+			       [RSV_SYNCS] = syncs_blob, [RSV_INSTANCE] = inst_blob, [RSV_ECI] = eci_blob,
+			       [RSV_PROPS] = props_blob, [RSV_OA_CONFIG] = oacfg_blob};
 	uint32_t size = (uint32_t)_IOC_SIZE(cmd);
 	if (size > sizeof(a) || rnd() % 16 == 0)
 		size = (uint32_t)(rnd() % sizeof(a));
@@ -303,6 +390,9 @@ static int one_ioctl(zk_file_t *f)
 			int rc = zk_ioctl(f, cmd, twin, size, tin, nin, out, nout);
 			if (rc == ZK_PENDING && cmd == DRM_IOCTL_ZESIM_WAIT_USER_FENCE)
 				rc = zk_wait_check(f, twin);
+			zk_fd_t *nf = zk_fd_take_new(f_kmd);
+			if (nf)
+				zk_fd_close(nf);
 			must_fail_calls++;
 			if (rc >= 0) {
 				fprintf(stderr, "kmd_fuzz: ioctl %s with a non-zero must-be-zero field returned %d, must fail\n",
@@ -315,6 +405,13 @@ static int one_ioctl(zk_file_t *f)
 	int rc = zk_ioctl(f, cmd, &a, size, in, nin, out, nout);
 	if (rc == ZK_PENDING && cmd == DRM_IOCTL_ZESIM_WAIT_USER_FENCE)
 		rc = zk_wait_check(f, &a);
+	/* An fd the call made (an OA stream): the daemon would hand it out; here it is
+	 * closed at once or left to its file's close. */
+	if (cmd == DRM_IOCTL_ZESIM_OBSERVATION && rc > 0)
+		oa_ids[rnd() % 4] = (uint64_t)rc;
+	zk_fd_t *nf = zk_fd_take_new(f_kmd);
+	if (nf && rnd() % 8)
+		zk_fd_close(nf);
 	if (!allowed(rc)) {
 		fprintf(stderr, "kmd_fuzz: ioctl 0x%lx returned %d\n", cmd, rc);
 		abort();
@@ -336,6 +433,7 @@ int main(int argc, char **argv)
 	const long iterations = argc > 2 ? atol(argv[2]) : 200000;
 	zs_hw_t *hw = fake_hw_create(64ull << 20);
 	zk_kmd_t *k = zk_create(hw);
+	f_kmd = k;
 	if (!k) {
 		fprintf(stderr, "kmd_fuzz: the KMD refused the fake device\n");
 		return 1;

@@ -10,6 +10,10 @@
  * byte between the two, and so must the return value: every byte the KMD writes
  * is copied back, none past what it writes.  The time fields of ENGINE_CYCLES
  * differ by nature: there only "written" (not the pattern) is checked.
+ * OBSERVATION's buffers (a property chain, a config and its nested register array,
+ * a config id, by op) are found from the table as the preload finds them; its
+ * results are compared (ids, errno; a stream fd against 0), and the stream fd's
+ * _IOR ioctls (STATUS, INFO) and CONFIG through the shim against the KMD's.
  * Prints one line per call; exits 1 with a message on the first difference. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,9 +27,11 @@
 #include <unistd.h>
 
 #include "fake_hw.h"
+#include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_ioctl_table.h"
 #include "zs/hw_if.h"
+#include "zs/oa_report.h"
 
 #define GUARD 64
 #define MAXBUF 4096
@@ -38,6 +44,9 @@ static unsigned ncalls;
  * of the caller's are input; the rest is the pattern, as in the caller's memory
  * (a calloc'ed buffer would hide bytes not copied back). */
 static uint32_t inout_input;
+/* The first fd an ioctl made (an OA stream): through the shim, in the KMD. */
+static int last_fd_shim;
+static zk_fd_t *last_fd_kmd;
 
 #define FAIL(...)                                                                                                     \
 	do {                                                                                                          \
@@ -77,20 +86,43 @@ static int both(const char *label, unsigned long cmd, const void *arg0, const sk
 		memcpy(sarg, arg0, size);
 		/* The user buffers: in buffers are the program's (the caller's pointers),
 		 * out buffers (and in/out ones) are ours, prefilled. */
-		zk_blob_t in[3];
-		zk_out_blob_t out[3];
+		zk_blob_t in[4];
+		zk_out_blob_t out[4];
 		unsigned nin = 0, nout = 0;
-		uint32_t outlen[3] = {0};
+		uint32_t outlen[4] = {0};
+		int at[4] = {-1, -1, -1, -1};
+		static uint8_t chain[4][MAXBUF];
 		for (unsigned i = 0; i < d->nuptr; i++) {
 			const struct zesim_uptr *u = &d->uptr[i];
+			if (!zesim_uptr_selected(u, sarg))
+				continue;
+			const void *from = sarg;
+			uint32_t from_len = size;
+			if (u->flags & ZESIM_UPTR_NESTED) {
+				if (at[u->parent] < 0)
+					continue;
+				from = in[at[u->parent]].data;
+				from_len = in[at[u->parent]].len;
+			}
 			int present;
 			uint64_t addr;
 			uint32_t len;
-			if (zesim_uptr_resolve(u, sarg, &present, &addr, &len))
+			if (zesim_uptr_resolve_in(u, from, from_len, &present, &addr, &len))
 				FAIL("%s: buffer too large", label);
 			if (!(u->flags & ZESIM_UPTR_OUT)) {
-				if (present)
+				if (present && (u->flags & ZESIM_UPTR_CHAIN)) {
+					len = 0;
+					for (uint32_t l = 0; addr && l <= u->max_links; l++) {
+						memcpy(chain[nin] + len, (const void *)(uintptr_t)addr, u->elem);
+						memcpy(&addr, chain[nin] + len, 8);
+						len += u->elem;
+					}
+					at[i] = (int)nin;
+					in[nin++] = (zk_blob_t){chain[at[i]], len};
+				} else if (present) {
+					at[i] = (int)nin;
 					in[nin++] = (zk_blob_t){(const uint8_t *)(uintptr_t)addr, len};
+				}
 				continue;
 			}
 			if (len > MAXBUF)
@@ -116,10 +148,25 @@ static int both(const char *label, unsigned long cmd, const void *arg0, const sk
 		memcpy(karg, sarg, size);
 		errno = 0;
 		int srv = ioctl(fd, cmd, sarg);
-		const int src = srv == 0 ? 0 : -errno;
+		int src = srv >= 0 ? srv : -errno;
 		int krc = zk_ioctl(kf, cmd, karg, size, in, nin, nout ? out : NULL, nout);
 		if (krc == ZK_PENDING)
 			krc = -ETIME;
+		zk_fd_t *made = zk_fd_take_new(k);
+		if (made && krc == 0) { /* an fd: the shim's is a number of the program's */
+			if (src < 0)
+				FAIL("%s: the KMD made an fd, the shim returned %d", label, src);
+			if (!last_fd_shim) {
+				last_fd_shim = src, last_fd_kmd = made;
+				zk_fd_attach(made, &last_fd_shim);
+			} else {
+				close(src);
+				zk_fd_close(made);
+			}
+			src = 0;
+		} else if (made) {
+			zk_fd_close(made);
+		}
 		if (src != krc)
 			FAIL("%s: through the shim %d (%s), from the KMD %d (%s)", label, src, strerror(-src), krc,
 			     strerror(-krc));
@@ -172,6 +219,97 @@ static void query(const char *name, uint32_t q, void *data, uint32_t *size_out, 
 	a.size -= 8;
 	snprintf(label, sizeof(label), "DEVICE_QUERY %s (8 bytes short)", name);
 	both(label, DRM_IOCTL_ZESIM_DEVICE_QUERY, &a, NULL, 0);
+}
+
+/* A stream fd ioctl both ways, the argument prefilled with a pattern. */
+static void fd_both(const char *label, unsigned long cmd, const void *arg0)
+{
+	const uint32_t size = (uint32_t)_IOC_SIZE(cmd);
+	for (int pass = 0; pass < 2; pass++) {
+		uint8_t sarg[256], karg[256];
+		memset(sarg, pass ? 0x5a : 0xa5, sizeof(sarg));
+		if (arg0)
+			memcpy(sarg, arg0, size);
+		memcpy(karg, sarg, sizeof(karg));
+		errno = 0;
+		const int srv = ioctl(last_fd_shim, cmd, size ? sarg : NULL);
+		const int src = srv >= 0 ? srv : -errno;
+		const int krc = zk_fd_ioctl(last_fd_kmd, cmd, size ? karg : NULL, size, NULL, 0, NULL, 0);
+		if (src != krc)
+			FAIL("%s: through the shim %d, from the KMD %d", label, src, krc);
+		if (memcmp(sarg, karg, sizeof(sarg))) {
+			hexdiff("argument", sarg, karg, sizeof(sarg));
+			FAIL("%s: the argument (and what follows it) differs", label);
+		}
+		ncalls++;
+	}
+	printf("kmd_marshal: %-40s identical through the shim and from the KMD\n", label);
+}
+
+/* OBSERVATION: the variants of its param, and the stream fd's ioctls. */
+static void observation(void)
+{
+	static uint8_t q[MAXBUF];
+	uint32_t n;
+	query("OA_UNITS", ZESIM_QUERY_OA_UNITS, q, &n, NULL, 0);
+	const uint32_t regs[3][2] = {{ZS_REG_OA_BC_SEL0, 4}, {ZS_REG_OA_BC_SEL8, 0x00010020}, {ZS_REG_OA_BC_SEL15, 1}};
+	struct drm_zesim_oa_config c = {.n_regs = 3, .regs_ptr = (uintptr_t)regs};
+	memcpy(c.uuid, "01234567-89ab-cdef-0123-456789abcdef", 36);
+	struct drm_zesim_observation_param p = {.observation_op = ZESIM_OBSERVATION_OP_ADD_CONFIG,
+						.param = (uintptr_t)&c};
+	both("OBSERVATION ADD_CONFIG (id, then in use)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	c.uuid[0] = '1';
+	c.n_regs = 65;
+	both("OBSERVATION ADD_CONFIG (65 registers)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	c.n_regs = 0;
+	both("OBSERVATION ADD_CONFIG (no register)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	c.n_regs = 1;
+	c.regs_ptr = 0;
+	both("OBSERVATION ADD_CONFIG (regs_ptr NULL)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	uint64_t id = 77;
+	p = (struct drm_zesim_observation_param){.observation_op = ZESIM_OBSERVATION_OP_REMOVE_CONFIG,
+						 .param = (uintptr_t)&id};
+	both("OBSERVATION REMOVE_CONFIG (unknown)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	struct drm_zesim_ext_set_property props[18];
+	memset(props, 0, sizeof(props));
+	const uint64_t vals[][2] = {{ZESIM_OA_PROPERTY_SAMPLE_OA, 1},
+				    {ZESIM_OA_PROPERTY_OA_METRIC_SET, 1},
+				    {ZESIM_OA_PROPERTY_OA_FORMAT, ZS_OA_FORMAT_A32u40_A4u32_B8_C8},
+				    {ZESIM_OA_PROPERTY_OA_PERIOD_EXPONENT, 20},
+				    {ZESIM_OA_PROPERTY_OA_BUFFER_SIZE, 128u << 10},
+				    {ZESIM_OA_PROPERTY_OA_DISABLED, 1}};
+	for (unsigned i = 0; i < 18; i++) {
+		props[i].property = i < 6 ? (uint32_t)vals[i][0] : ZESIM_OA_PROPERTY_OA_UNIT_ID;
+		props[i].value = i < 6 ? vals[i][1] : 0;
+		props[i].base.next_extension = i + 1 < 17 ? (uintptr_t)&props[i + 1] : 0;
+	}
+	p = (struct drm_zesim_observation_param){.observation_op = ZESIM_OBSERVATION_OP_STREAM_OPEN,
+						 .param = (uintptr_t)props};
+	both("OBSERVATION STREAM_OPEN (17 links)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	props[15].base.next_extension = 0;
+	props[3].pad = 1;
+	both("OBSERVATION STREAM_OPEN (pad of link 3)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	props[3].pad = 0;
+	both("OBSERVATION STREAM_OPEN (16 links: fd, EBUSY)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	p.param = 0;
+	both("OBSERVATION STREAM_OPEN (param NULL)", DRM_IOCTL_ZESIM_OBSERVATION, &p, NULL, 0);
+	if (!last_fd_shim) {
+		printf("kmd_marshal: no OA unit: the stream fd's ioctls not checked\n");
+		return;
+	}
+	struct drm_zesim_oa_stream_info info = {0};
+	fd_both("stream INFO", ZESIM_OBSERVATION_IOCTL_INFO, &info);
+	struct drm_zesim_oa_stream_status st = {0};
+	fd_both("stream STATUS", ZESIM_OBSERVATION_IOCTL_STATUS, &st);
+	struct drm_zesim_ext_set_property cp = {.property = ZESIM_OA_PROPERTY_OA_METRIC_SET, .value = 1};
+	fd_both("stream CONFIG (previous id)", ZESIM_OBSERVATION_IOCTL_CONFIG, &cp);
+	cp.value = 5;
+	fd_both("stream CONFIG (unknown id)", ZESIM_OBSERVATION_IOCTL_CONFIG, &cp);
+	fd_both("stream ENABLE", ZESIM_OBSERVATION_IOCTL_ENABLE, NULL);
+	fd_both("stream DISABLE", ZESIM_OBSERVATION_IOCTL_DISABLE, NULL);
+	fd_both("stream unknown ioctl", _IOR('i', 0x7, struct drm_zesim_oa_stream_info), &info);
+	close(last_fd_shim);
+	zk_fd_close(last_fd_kmd);
 }
 
 int main(void)
@@ -227,6 +365,17 @@ int main(void)
 	zs_hw_mmio_write(hw, ZS_REG_GT_CORE_MHZ, (uint32_t)(g->core_clock / 1000000));
 	zs_hw_mmio_write(hw, ZS_REG_GT_TIMESTAMP_KHZ, g->reference_clock / 1000);
 	zs_hw_mmio_write(hw, ZS_REG_GT_SLM_KB, (uint32_t)(info[ZESIM_CONFIG_SLM_BYTES_PER_SUBSLICE] / 1024));
+	/* The OA block as the daemon has it (OA_UNITS: none when its config says off). */
+	{
+		uint8_t units[256] = {0};
+		a = (struct drm_zesim_device_query){.query = ZESIM_QUERY_OA_UNITS};
+		if (ioctl(fd, DRM_IOCTL_ZESIM_DEVICE_QUERY, &a) || a.size > sizeof(units))
+			FAIL("OA_UNITS size");
+		a.data = (uintptr_t)units;
+		if (ioctl(fd, DRM_IOCTL_ZESIM_DEVICE_QUERY, &a))
+			FAIL("OA_UNITS");
+		fake_hw_set_units(hw, ((struct drm_zesim_query_oa_units *)units)->num_oa_units ? 1 : 0);
+	}
 	k = zk_create(hw);
 	if (!k)
 		FAIL("zk_create refused the fake device");
@@ -288,6 +437,7 @@ int main(void)
 	w.value = 1;
 	both("WAIT_USER_FENCE (timeout 0, not satisfied)", DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &w, NULL, 0);
 
+	observation();
 	printf("kmd_marshal: %u calls, each with two patterns, identical byte for byte\n", ncalls);
 	zk_close(kf);
 	zk_destroy(k);

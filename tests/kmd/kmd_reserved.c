@@ -4,7 +4,8 @@
  * objects, one bound, an exec queue); it must succeed.  Then, for every byte of
  * every reserved/pad/extensions/flags field, in the argument and in the structs it
  * points to (VM_BIND's inline op, its op array, sync arrays, the engine instance,
- * the ENGINE_CYCLES query's eci), the same call with that one byte set to 0x01 and
+ * the ENGINE_CYCLES query's eci, OBSERVATION's property chain links and OA
+ * config), the same call with that one byte set to 0x01 and
  * then 0x80 must return exactly -EINVAL.  Every table entry must have a row in
  * ioctl_reserved.h or be listed as having none, and every row must be exercised.
  * Prints one line per ioctl; exits 1 with a message on the first failure. */
@@ -20,6 +21,7 @@
 #include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
+#include "zs/oa_report.h"
 
 #define EXPECT(cond, ...)                                                                                             \
 	do {                                                                                                          \
@@ -79,13 +81,13 @@ typedef struct call {
 	unsigned long cmd;
 	const char *variant;
 	union zesim_ioctl_arg a;
-	uint8_t buf[3][1024]; /* in buffers, in table order */
-	uint32_t len[3];
+	_Alignas(8) uint8_t buf[4][1024]; /* in buffers, in table order */
+	uint32_t len[4];
 	unsigned nin;
-	uint8_t outbuf[1024];
+	_Alignas(8) uint8_t outbuf[1024];
 	uint32_t outlen;
 	/* where each kind of nested struct is: buffer index and element (-1: none) */
-	int ops_buf, ops_n, syncs_buf, syncs_n, inst_buf, eci_buf;
+	int ops_buf, ops_n, syncs_buf, syncs_n, inst_buf, eci_buf, props_buf, props_n, oacfg_buf;
 } call_t;
 
 static void add_in(call_t *c, const void *p, uint32_t len)
@@ -103,13 +105,14 @@ static struct drm_zesim_sync sync_at(uint64_t addr, uint64_t v)
 /* The valid calls, as variants: each nested struct kind appears in at least one. */
 enum {
 	V_QUERY_SIZE, V_QUERY_CYCLES, V_GEM_CREATE, V_MMAP, V_GEM_CLOSE, V_VM_CREATE, V_VM_DESTROY, V_BIND_ONE,
-	V_BIND_MANY, V_QUEUE_CREATE, V_QUEUE_DESTROY, V_EXEC, V_WAIT, V_TESTFD_OPEN, NVARIANTS
+	V_BIND_MANY, V_QUEUE_CREATE, V_QUEUE_DESTROY, V_EXEC, V_WAIT, V_TESTFD_OPEN, V_OBS_OPEN, V_OBS_ADD,
+	V_OBS_REMOVE, NVARIANTS
 };
 
 static void build(int v, const env_t *e, call_t *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->ops_buf = c->syncs_buf = c->inst_buf = c->eci_buf = -1;
+	c->ops_buf = c->syncs_buf = c->inst_buf = c->eci_buf = c->props_buf = c->oacfg_buf = -1;
 	switch (v) {
 	case V_QUERY_SIZE:
 		c->cmd = DRM_IOCTL_ZESIM_DEVICE_QUERY, c->variant = "CONFIG size";
@@ -198,12 +201,45 @@ static void build(int v, const env_t *e, call_t *c)
 	case V_TESTFD_OPEN:
 		c->cmd = DRM_IOCTL_ZESIM_TEST_FD_OPEN, c->variant = "";
 		break;
+	case V_OBS_OPEN: {
+		/* The chain as the preload sends it: the links back to back, each
+		 * naming a next one but the last (the pointers are the caller's). */
+		c->cmd = DRM_IOCTL_ZESIM_OBSERVATION, c->variant = "STREAM_OPEN, 4 links";
+		c->a.obs.observation_op = ZESIM_OBSERVATION_OP_STREAM_OPEN, c->a.obs.param = 0x6000;
+		struct drm_zesim_ext_set_property p[4] = {
+			{.base.next_extension = 0x6028, .property = ZESIM_OA_PROPERTY_SAMPLE_OA, .value = 1},
+			{.base.next_extension = 0x6050, .property = ZESIM_OA_PROPERTY_OA_METRIC_SET, .value = 1},
+			{.base.next_extension = 0x6078, .property = ZESIM_OA_PROPERTY_OA_FORMAT,
+			 .value = ZS_OA_FORMAT_A32u40_A4u32_B8_C8},
+			{.property = ZESIM_OA_PROPERTY_OA_BUFFER_SIZE, .value = 128u << 10}};
+		c->props_buf = (int)c->nin, c->props_n = 4;
+		add_in(c, p, sizeof(p));
+		break;
+	}
+	case V_OBS_ADD: {
+		c->cmd = DRM_IOCTL_ZESIM_OBSERVATION, c->variant = "ADD_CONFIG, 2 registers";
+		c->a.obs.observation_op = ZESIM_OBSERVATION_OP_ADD_CONFIG, c->a.obs.param = 0x7000;
+		struct drm_zesim_oa_config cfg = {.n_regs = 2, .regs_ptr = 0x7100};
+		memcpy(cfg.uuid, "a0000000-0000-0000-0000-000000000002", 36);
+		const uint32_t regs[2][2] = {{ZS_REG_OA_BC_SEL0, 4}, {ZS_REG_OA_BC_SEL8, 5}};
+		c->oacfg_buf = (int)c->nin;
+		add_in(c, &cfg, sizeof(cfg));
+		add_in(c, regs, sizeof(regs));
+		break;
+	}
+	case V_OBS_REMOVE: {
+		c->cmd = DRM_IOCTL_ZESIM_OBSERVATION, c->variant = "REMOVE_CONFIG";
+		c->a.obs.observation_op = ZESIM_OBSERVATION_OP_REMOVE_CONFIG, c->a.obs.param = 0x8000;
+		const uint64_t id = 2;
+		add_in(c, &id, sizeof(id));
+		break;
+	}
 	}
 }
 
 static int run(const env_t *e, call_t *c)
 {
-	zk_blob_t in[3];
+	zk_blob_t in[4];
 	for (unsigned i = 0; i < c->nin; i++)
 		in[i] = (zk_blob_t){c->buf[i], c->len[i]};
 	zk_out_blob_t out = {c->outbuf, c->outlen};
@@ -241,6 +277,15 @@ static uint8_t *field_at(call_t *c, const struct zesim_rsv *r, int el, int *nel)
 	case RSV_ECI:
 		return c->eci_buf < 0 ? NULL
 				      : c->buf[c->eci_buf] + offsetof(struct drm_zesim_query_engine_cycles, eci) + r->off;
+	case RSV_PROPS:
+		if (c->props_buf < 0)
+			return NULL;
+		*nel = c->props_n;
+		return c->buf[c->props_buf] + (size_t)el * sizeof(struct drm_zesim_ext_set_property) + r->off;
+	case RSV_OA_CONFIG:
+		return c->oacfg_buf < 0 ? NULL : c->buf[c->oacfg_buf] + r->off;
+	default:
+		break;
 	}
 	return NULL;
 }
@@ -251,6 +296,20 @@ int main(void)
 	k = zk_create(hw);
 	EXPECT(k, "zk_create refused the fake device");
 	zk_set_test_channel(k, 1);
+	/* The OA metric set the STREAM_OPEN call names (id 1); the ADD_CONFIG call adds
+	 * id 2, which the REMOVE_CONFIG call removes. */
+	{
+		zk_file_t *f = zk_open(k, 1);
+		struct drm_zesim_oa_config cfg = {.n_regs = 1};
+		memcpy(cfg.uuid, "a0000000-0000-0000-0000-000000000001", 36);
+		const uint32_t regs[1][2] = {{ZS_REG_OA_BC_SEL0, 4}};
+		cfg.regs_ptr = (uintptr_t)regs;
+		struct drm_zesim_observation_param p = {.observation_op = ZESIM_OBSERVATION_OP_ADD_CONFIG,
+							.param = (uintptr_t)&cfg};
+		zk_blob_t in[2] = {{(const uint8_t *)&cfg, sizeof(cfg)}, {(const uint8_t *)regs, sizeof(regs)}};
+		EXPECT(zk_ioctl(f, DRM_IOCTL_ZESIM_OBSERVATION, &p, sizeof(p), in, 2, NULL, 0) == 1, "ADD_CONFIG");
+		zk_close(f);
+	}
 	zk_stats_t start;
 	zk_get_stats(k, &start);
 
@@ -271,7 +330,8 @@ int main(void)
 		env_t e = env_open();
 		build(v, &e, &c);
 		int rc = run(&e, &c);
-		EXPECT(rc == 0, "the valid %s (%s) returned %d: the test's call is wrong", cmd_name(c.cmd), c.variant,
+		/* 0, or an id (OBSERVATION ADD_CONFIG) */
+		EXPECT(rc == 0 || (rc > 0 && rc != ZK_PENDING), "the valid %s (%s) returned %d: the test's call is wrong", cmd_name(c.cmd), c.variant,
 		       rc);
 		zk_close(e.f);
 		zk_service(k);
