@@ -191,6 +191,13 @@ def main():
             else:
                 b, e = raw[:256], raw[256:512]
             c0, c1 = mr.dw(b, 1), mr.dw(e, 1)
+            # Time goes forward: the end report after the begin report (with a kernel
+            # between, for a query).  Without this, swapped reports would agree with the
+            # ledger over a "negative" range, wrapped the same way.
+            if not (c0 < c1 if g.sampling == "EVENT_BASED" else c0 <= c1):
+                print(f"FAIL {stem} set {s}: the end report's cycle {c1} is not after the begin report's {c0}")
+                failures += 1
+                continue
             fields = {"ReportReason": mr.dw(e, 0) >> 19 & 0x3F, "ContextId": mr.dw(e, 2),
                       "StreamMarker": mr.dw(e, 4 + 35)}
             fields["A35"] = (mr.dw(e, 4 + 35) - mr.dw(b, 4 + 35)) & mr.M32
