@@ -81,19 +81,22 @@ def cross_process(a):
     k = pathlib.Path(a.kernels)
     base = [a.program, str(k / "misc.elf"), str(k / "vadd.elf"), str(k / "reduce.elf")]
     try:
-        streamer = subprocess.Popen(base + ["stream", "2.5"], env=penv, stdout=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        streamer = subprocess.Popen(base + ["stream", "3"], env=penv, stdout=subprocess.PIPE, text=True)
+        first = streamer.stdout.readline()  # "streaming" once its streamer is open
+        busy = subprocess.run(base + ["expect-busy"], env=penv, capture_output=True, text=True, timeout=300)
         worker = subprocess.run(base + ["work"], env=penv, capture_output=True, text=True, timeout=300)
         sout, _ = streamer.communicate(timeout=300)
+        sout = first + sout
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=60)
         log.close()
-    sys.stdout.write(sout + worker.stdout + worker.stderr)
+    sys.stdout.write(sout + worker.stdout + worker.stderr + busy.stdout + busy.stderr)
     if streamer.returncode == 77 or "UNSUPPORTED" in sout:
         return 77
-    if streamer.returncode != 0 or worker.returncode != 0:
-        print(f"FAIL: streamer {streamer.returncode}, workload {worker.returncode}; daemon log:\n"
+    if streamer.returncode != 0 or worker.returncode != 0 or busy.returncode != 0:
+        print(f"FAIL: streamer {streamer.returncode}, workload {worker.returncode}, "
+              f"third process {busy.returncode}; daemon log:\n"
               f"{(work / 'daemon.log').read_text()}")
         return 1
     return 0

@@ -144,6 +144,8 @@ static int stream(double seconds)
 		return 77;
 	}
 	CHECK(opened);
+	printf("streaming\n"); /* the other processes may start */
+	fflush(stdout);
 	static uint8_t raw[8 << 20];
 	size_t total = 0;
 	unsigned events = 0;
@@ -194,6 +196,42 @@ static int stream(double seconds)
 	return 0;
 }
 
+/* While another process streams: the one OA unit is taken, a streamer or OA queries here
+ * get HANDLE_OBJECT_IN_USE (the KMD's EBUSY). */
+static int expect_busy(void)
+{
+	zet_metric_group_handle_t groups[64], cb_t = NULL, cb_e = NULL;
+	uint32_t n = 64;
+	CHECK(zetMetricGroupGet(e.dev, &n, groups));
+	for (uint32_t i = 0; i < n; i++) {
+		const zet_metric_group_properties_t p = gprops(groups[i]);
+		if (!strcmp(p.name, "ComputeBasic"))
+			*(p.samplingType == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED ? &cb_t : &cb_e) = groups[i];
+	}
+	CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 1, &cb_t));
+	zet_metric_streamer_desc_t sd = {.stype = ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, .notifyEveryNReports = 8,
+					 .samplingPeriod = 1000000};
+	zet_metric_streamer_handle_t st;
+	CHECK_RESULT(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, zetMetricStreamerOpen(e.ctx, e.dev, cb_t, &sd, NULL, &st));
+	CHECK(zetContextActivateMetricGroups(e.ctx, e.dev, 1, &cb_e));
+	zet_metric_query_pool_desc_t qd = {.stype = ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC,
+					   .type = ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE, .count = 1};
+	zet_metric_query_pool_handle_t pool;
+	zet_metric_query_handle_t q;
+	CHECK(zetMetricQueryPoolCreate(e.ctx, e.dev, cb_e, &qd, &pool));
+	CHECK(zetMetricQueryCreate(pool, 0, &q));
+	ze_event_handle_t no_wait = NULL;
+	CHECK(zetCommandListAppendMetricQueryBegin(e.list, q));
+	CHECK(zeCommandListAppendLaunchKernel(e.list, kernels[0], &grids[0], NULL, 0, NULL));
+	CHECK(zetCommandListAppendMetricQueryEnd(e.list, q, NULL, 0, &no_wait));
+	CHECK(zeCommandListClose(e.list));
+	CHECK_RESULT(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, zeCommandQueueExecuteCommandLists(e.queue, 1, &e.list, NULL));
+	CHECK(zetMetricQueryDestroy(q));
+	CHECK(zetMetricQueryPoolDestroy(pool));
+	printf("another process: the OA unit is in use (streamer and OA queries refused)\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc >= 5, "usage: e2e_metrics_dump misc.elf vadd.elf reduce.elf OUTDIR|work|stream SECONDS");
@@ -203,8 +241,10 @@ int main(int argc, char **argv)
 	setup_kernels(argv);
 	if (!strcmp(argv[4], "work"))
 		return work();
+	if (!strcmp(argv[4], "expect-busy"))
+		return expect_busy();
 	if (!strcmp(argv[4], "stream"))
-		return stream(argc > 5 ? atof(argv[5]) : 2.0);
+		return stream(argc > 5 ? atof(argv[5]) : 3.0);
 
 	ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
 	CHECK(zeDeviceGetProperties(e.dev, &dp));
