@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 import re  # noqa: E402
 REGS = {m.group(1): int(m.group(2), 16) for m in re.finditer(r"^ZE_REG\((\w+),\s*(0x[0-9a-f]+)",
                                                                  (ROOT / "include/zs/gpu_regs.def").read_text(), re.M)}
-OA_BUF = (256 - 16) << 20  # the top 16 MiB of xe-lp's 256 MiB: the stimulus runner allocates from the bottom
+OA_BUF = (256 - 16) << 20  # 16 MiB at 240 MiB of xe-lp's physical memory: the stimulus runner allocates from the bottom
 
 
 def oa_mmio():

@@ -180,6 +180,41 @@ static ze_result_t emit_walker(zs_cmdlist_t *cl, const zs_dispatch_t *d)
 	return emit(cl, w, ZS_CMD_LEN_COMPUTE_WALKER);
 }
 
+/* A host operation at this point of the batch (zs_hostop.h): the
+ * rendezvous commands, and the operation for the queue's worker. */
+static ze_result_t emit_hostop(zs_cmdlist_t *cl, zs_hostop_t *op)
+{
+	if (cl->nhostops == cl->caphostops) {
+		const size_t cap = cl->caphostops ? 2 * cl->caphostops : 8;
+		zs_hostop_t *n = realloc(cl->hostops, cap * sizeof(*n));
+		if (!n)
+			return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		cl->hostops = n;
+		cl->caphostops = cap;
+	}
+	uint8_t *slot;
+	ze_result_t r = arena_alloc(cl, 8, 8, &slot);
+	if (r)
+		return r;
+	memset(slot, 0, 8);
+	const uint64_t va = (uint64_t)(uintptr_t)slot;
+	const uint32_t wait[] = {ZS_CMD_HEADER(ZS_CMD_SEMAPHORE_WAIT, ZS_CMD_LEN_SEMAPHORE_WAIT), lo32(va), hi32(va),
+				 ZS_HOSTOP_RELEASED, 0 /* mem == value */};
+	if ((r = emit_store(cl, va, ZS_HOSTOP_REACHED)) || (r = emit(cl, wait, ZS_CMD_LEN_SEMAPHORE_WAIT)))
+		return r;
+	op->slot = (volatile uint64_t *)slot;
+	cl->hostops[cl->nhostops++] = *op;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t host_copy(zs_cmdlist_t *cl, void *dst, const void *src, uint64_t width, uint32_t rows,
+			     uint32_t slices, uint64_t dpitch, uint64_t spitch, uint64_t dslice, uint64_t sslice)
+{
+	zs_hostop_t op = {.kind = ZS_HOSTOP_COPY, .dst = dst, .src = src, .width = width, .rows = rows,
+			  .slices = slices, .dpitch = dpitch, .spitch = spitch, .dslice = dslice, .sslice = sslice};
+	return emit_hostop(cl, &op);
+}
+
 /* ---- submission ---------------------------------------------------------------------- */
 
 /* Copies the encoded commands plus BATCH_END into GPU memory. */
@@ -206,6 +241,9 @@ static ze_result_t flush_immediate(zs_cmdlist_t *cl)
 	ze_result_t r = finish_batch(cl, &batch);
 	if (!r)
 		r = zs_queue_submit(cl->queue, batch, &value);
+	if (!r)
+		r = zs_hostop_push(cl->queue, cl->hostops, cl->nhostops);
+	cl->nhostops = 0;
 	/* Chunks this append used are read until its batch completes; if
 	 * nothing was submitted they are free at once. */
 	const uint64_t retire = r ? cl->queue->submitted : value;
@@ -240,7 +278,8 @@ ze_result_t zs_cmdlist_batch_for(const zs_cmdlist_t *cl, const zs_queue_t *q, ui
 typedef struct op {
 	zs_cmdlist_t *cl;
 	zs_event_t *signal;
-	size_t mark; /* command count before the append, to undo a failed one */
+	size_t mark;	 /* command count before the append, to undo a failed one */
+	size_t hostmark; /* host operations before it */
 } op_t;
 
 static ze_result_t op_begin(op_t *op, ze_command_list_handle_t h, ze_event_handle_t signal, uint32_t nwait,
@@ -256,6 +295,7 @@ static ze_result_t op_begin(op_t *op, ze_command_list_handle_t h, ze_event_handl
 	op->cl = cl;
 	op->signal = (zs_event_t *)signal;
 	op->mark = cl->ncmd;
+	op->hostmark = cl->nhostops;
 	for (uint32_t i = 0; i < nwait && !r; i++)
 		r = emit_wait_event(cl, (zs_event_t *)wait[i]);
 	if (!r && op->signal && zs_event_timestamped(op->signal))
@@ -277,6 +317,7 @@ static ze_result_t op_end(op_t *op, ze_result_t r)
 	}
 	if (r) {
 		cl->ncmd = op->mark;
+		cl->nhostops = op->hostmark;
 		return r;
 	}
 	return cl->immediate ? flush_immediate(cl) : ZE_RESULT_SUCCESS;
@@ -459,6 +500,20 @@ static bool device_range(const void *p, uint64_t n)
 
 static bool overlap(uint64_t a, uint64_t b, uint64_t n) { return a < b + n && b < a + n; }
 
+/* Memory a command may name: a range inside one allocation (the GPU reaches
+ * it), or host memory of the process that no allocation holds (malloc,
+ * stack, static data, module globals: the CPU does that command, at its
+ * place in the queue, zs_hostop.h).  A range that starts in an allocation
+ * and runs past its end is neither. */
+typedef enum mem_kind { MEM_DEVICE, MEM_HOST, MEM_BAD } mem_kind_t;
+
+static mem_kind_t mem_kind(const void *p, uint64_t n)
+{
+	if (!zs_memory_lookup(NULL, p, NULL))
+		return MEM_HOST;
+	return device_range(p, n) ? MEM_DEVICE : MEM_BAD;
+}
+
 /* ---- list objects ---------------------------------------------------------------------------- */
 
 static ze_result_t cmdlist_new(zs_context_t *ctx, zs_device_t *dev, zs_cmdlist_t **out)
@@ -480,6 +535,7 @@ static void cmdlist_free(zs_cmdlist_t *cl)
 	chunks_free(cl, cl->used);
 	chunks_free(cl, cl->free);
 	free(cl->cmd);
+	free(cl->hostops);
 	zs_context_unref(cl->ctx);
 	free(cl);
 }
@@ -570,6 +626,7 @@ ze_result_t ZE_APICALL zs_command_list_reset(ze_command_list_handle_t hCommandLi
 	arena_reset(cl);
 	cl->ncmd = 0;
 	cl->oa_group = NULL;
+	cl->nhostops = 0;
 	cl->closed = false;
 	cl->batch_va = 0;
 	return ZE_RESULT_SUCCESS;
@@ -584,14 +641,20 @@ ze_result_t ZE_APICALL zs_command_list_append_write_global_timestamp(ze_command_
 {
 	ZS_CHECK_HANDLE(hCommandList, ZS_T_CMDLIST);
 	ZS_CHECK_PTR(dstptr);
-	/* TIMESTAMP_WRITE to unmapped memory is an engine error. */
-	if (((uintptr_t)dstptr & 7) || !device_range(dstptr, 8))
+	const mem_kind_t kind = mem_kind(dstptr, 8);
+	if (((uintptr_t)dstptr & 7) || kind == MEM_BAD)
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	op_t op;
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
-	return op_end(&op, emit_timestamp(op.cl, (uint64_t)(uintptr_t)dstptr));
+	if (kind == MEM_DEVICE)
+		return op_end(&op, emit_timestamp(op.cl, (uint64_t)(uintptr_t)dstptr));
+	/* Into GPU memory of the list, then by the CPU to the host memory. */
+	uint8_t *tmp;
+	if (!(r = arena_alloc(op.cl, 8, 8, &tmp)) && !(r = emit_timestamp(op.cl, (uint64_t)(uintptr_t)tmp)))
+		r = host_copy(op.cl, dstptr, tmp, 8, 1, 1, 0, 0, 0, 0);
+	return op_end(&op, r);
 }
 
 ze_result_t ZE_APICALL zs_command_list_append_barrier(ze_command_list_handle_t hCommandList,
@@ -631,7 +694,8 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy(ze_command_list_handle
 	ZS_CHECK_PTR(dstptr);
 	ZS_CHECK_PTR(srcptr);
 	const uint64_t dst = (uintptr_t)dstptr, src = (uintptr_t)srcptr;
-	if (size && (!device_range(dstptr, size) || !device_range(srcptr, size)))
+	const mem_kind_t dk = size ? mem_kind(dstptr, size) : MEM_DEVICE, sk = size ? mem_kind(srcptr, size) : MEM_DEVICE;
+	if (dk == MEM_BAD || sk == MEM_BAD)
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	if (size && overlap(dst, src, size))
 		return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
@@ -639,6 +703,8 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy(ze_command_list_handle
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
+	if (dk == MEM_HOST || sk == MEM_HOST)
+		return op_end(&op, host_copy(op.cl, dstptr, srcptr, size, 1, 1, 0, 0, 0, 0));
 	return op_end(&op, append_copy(op.cl, dst, src, size));
 }
 
@@ -650,8 +716,8 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_from_context(
 	ZS_CHECK_HANDLE(hContextSrc, ZS_T_CONTEXT);
 	ZS_CHECK_PTR(srcptr);
 	/* All contexts share one address space: the source context only
-	 * selects where srcptr was allocated. */
-	if (size && !zs_memory_lookup((zs_context_t *)hContextSrc, srcptr, NULL))
+	 * selects where srcptr was allocated (host memory belongs to none). */
+	if (size && zs_memory_lookup(NULL, srcptr, NULL) && !zs_memory_lookup((zs_context_t *)hContextSrc, srcptr, NULL))
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	return zs_command_list_append_memory_copy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents,
 						  phWaitEvents);
@@ -667,12 +733,18 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_fill(ze_command_list_handle
 	ZS_CHECK_PTR(pattern);
 	if (!pattern_size || (pattern_size & (pattern_size - 1)) || pattern_size > ZS_MAX_FILL_PATTERN)
 		return ZE_RESULT_ERROR_INVALID_SIZE;
-	if (size && !device_range(ptr, size))
+	const mem_kind_t kind = size ? mem_kind(ptr, size) : MEM_DEVICE;
+	if (kind == MEM_BAD)
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	op_t op;
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
+	if (kind == MEM_HOST) {
+		zs_hostop_t h = {.kind = ZS_HOSTOP_FILL, .dst = ptr, .width = size, .psize = (uint32_t)pattern_size};
+		memcpy(h.pattern, pattern, pattern_size);
+		return op_end(&op, emit_hostop(op.cl, &h));
+	}
 	/* Bytes up to dword alignment, dwords, the rest; each part's pattern
 	 * starts where the previous part left off. */
 	const uint64_t dst = (uintptr_t)ptr;
@@ -727,11 +799,14 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_region(
 	    !region_span(srcRegion, srcPitch, srcSlicePitch, &sorg, &sext))
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 	const uint8_t *d = (const uint8_t *)dstptr + dorg, *s = (const uint8_t *)srcptr + sorg;
+	mem_kind_t dk = MEM_DEVICE, sk = MEM_DEVICE;
 	if (dext) {
 		/* The kernel computes row offsets in 32 bits. */
 		if (dext > UINT32_MAX || sext > UINT32_MAX)
 			return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-		if (!device_range(d, dext) || !device_range(s, sext))
+		dk = mem_kind(d, dext);
+		sk = mem_kind(s, sext);
+		if (dk == MEM_BAD || sk == MEM_BAD)
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 		/* The walker's grid (at least ceil(width / 16) groups x rows x slices) < 2^32. */
 		const uint64_t groups = ((uint64_t)dstRegion->width + 15) / 16 * dstRegion->height *
@@ -745,6 +820,9 @@ ze_result_t ZE_APICALL zs_command_list_append_memory_copy_region(
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
+	if (dext && (dk == MEM_HOST || sk == MEM_HOST))
+		return op_end(&op, host_copy(op.cl, (void *)d, s, dstRegion->width, dstRegion->height,
+					     region_slices(dstRegion), dstPitch, srcPitch, dstSlicePitch, srcSlicePitch));
 	return op_end(&op, copy_region_bytes(op.cl, (uintptr_t)d, (uintptr_t)s, dstRegion->width, dstRegion->height,
 					     region_slices(dstRegion), dstPitch, srcPitch, dstSlicePitch, srcSlicePitch));
 }
@@ -812,25 +890,39 @@ ze_result_t ZE_APICALL zs_command_list_append_query_kernel_timestamps(
 	ZS_CHECK_PTR(phEvents);
 	ZS_CHECK_PTR(dstptr);
 	const size_t rsize = sizeof(ze_kernel_timestamp_result_t);
+	bool host = false;
 	for (uint32_t i = 0; i < numEvents; i++) {
 		ZS_CHECK_HANDLE(phEvents[i], ZS_T_EVENT);
 		if (!zs_event_timestamped((zs_event_t *)phEvents[i]))
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-		if (!device_range((uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize), rsize))
+		const mem_kind_t kind = mem_kind((uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize), rsize);
+		if (kind == MEM_BAD)
 			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		host |= kind == MEM_HOST;
 	}
 	op_t op;
 	ze_result_t r = op_begin(&op, hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 	if (r)
 		return r;
 	/* At execution time, copy each event's start/end into both the global
-	 * and the context halves of its result. */
+	 * and the context halves of its result; with host memory among the
+	 * destinations, into GPU memory of the list first, then by the CPU. */
+	uint8_t *tmp = NULL;
+	if (host && numEvents && (r = arena_alloc(op.cl, (uint64_t)numEvents * rsize, 64, &tmp)))
+		return op_end(&op, r);
 	for (uint32_t i = 0; i < numEvents && !r; i++) {
-		const uint64_t dst = (uintptr_t)dstptr + (pOffsets ? pOffsets[i] : i * rsize);
+		uint8_t *const out = (uint8_t *)dstptr + (pOffsets ? pOffsets[i] : i * rsize);
+		const uint64_t dst = (uintptr_t)(tmp ? tmp + i * rsize : out);
 		const uint64_t src = zs_event_va((zs_event_t *)phEvents[i]) + ZS_EVENT_TS_START;
 		r = append_copy(op.cl, dst, src, 16);
 		if (!r)
 			r = append_copy(op.cl, dst + 16, src, 16);
+	}
+	if (tmp && !r) {
+		if (!pOffsets)
+			r = host_copy(op.cl, dstptr, tmp, (uint64_t)numEvents * rsize, 1, 1, 0, 0, 0, 0);
+		for (uint32_t i = 0; pOffsets && i < numEvents && !r; i++)
+			r = host_copy(op.cl, (uint8_t *)dstptr + pOffsets[i], tmp + i * rsize, rsize, 1, 1, 0, 0, 0, 0);
 	}
 	return op_end(&op, r);
 }

@@ -13,6 +13,7 @@
 #include <level_zero/ze_api.h>
 
 #include "zs_context.h"
+#include "zs_hostop.h"
 #include "zs_queue.h"
 
 typedef struct zs_chunk {
@@ -40,6 +41,11 @@ typedef struct zs_cmdlist {
 	zs_chunk_t *cur;  /* chunk being filled */
 	zs_chunk_t *used; /* other chunks holding data of this list (or in flight) */
 	zs_chunk_t *free; /* chunks ready for reuse */
+
+	/* Host operations (zs_hostop.h) of the commands encoded, in batch
+	 * order: a queue's worker gets them when the batch is submitted. */
+	zs_hostop_t *hostops;
+	size_t nhostops, caphostops;
 } zs_cmdlist_t;
 
 /* For the metrics code (zs_metrics.c): one operation made of the commands dw[0..n) between

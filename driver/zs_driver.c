@@ -432,7 +432,7 @@ ze_result_t ZE_APICALL zs_device_get_memory_properties(ze_device_handle_t hDevic
 	*pCount = 1;
 	p->flags = 0;
 	p->maxClockRate = 0; /* not modelled */
-	p->maxBusWidth = 0;
+	p->maxBusWidth = 128; /* bits: the dual-channel 64-bit memory of the modelled integrated part (README) */
 	p->totalSize = DEV(hDevice)->info.vram_bytes;
 	snprintf(p->name, sizeof(p->name), "zesim unified memory");
 	return ZE_RESULT_SUCCESS;

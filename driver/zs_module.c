@@ -730,8 +730,11 @@ ze_result_t ZE_APICALL zs_kernel_suggest_group_size(ze_kernel_handle_t hKernel, 
 		return ZE_RESULT_SUCCESS;
 	}
 	/* The largest group that divides the global size exactly (so that no
-	 * work item falls outside the grid), filling x first. */
-	const uint32_t limit = max_group_size(KERNEL(hKernel));
+	 * work item falls outside the grid), filling x first; within what the
+	 * device reports (maxGroupSizeX/Y/Z, maxTotalGroupSize: a SIMD8 group's
+	 * limit), even where a SIMD16 kernel could run a larger one. */
+	const uint32_t dev_limit = KERNEL(hKernel)->mod->dev->max_group_size;
+	const uint32_t limit = max_group_size(KERNEL(hKernel)) < dev_limit ? max_group_size(KERNEL(hKernel)) : dev_limit;
 	const uint32_t x = largest_divisor(gx, limit);
 	const uint32_t y = largest_divisor(gy, limit / x);
 	const uint32_t z = largest_divisor(gz, limit / (x * y));
@@ -874,9 +877,9 @@ ze_result_t ZE_APICALL zs_kernel_get_source_attributes(ze_kernel_handle_t hKerne
 {
 	ZS_CHECK_HANDLE(hKernel, ZS_T_KERNEL);
 	ZS_CHECK_PTR(pSize);
-	ZS_CHECK_PTR(pString);
-	/* Assembly kernels carry no source-language attributes: "". */
-	if (*pSize == 0 || !*pString) {
+	/* No source-language attributes are kept: "".  pString is optional
+	 * (NULL: only the size, the spec's query form). */
+	if (!pString || *pSize == 0 || !*pString) {
 		*pSize = 1;
 		return ZE_RESULT_SUCCESS;
 	}

@@ -8,6 +8,7 @@
 
 #include "zs_cmdlist.h"
 #include "zs_handle.h"
+#include "zs_hostop.h"
 #include "zs_metrics.h"
 #include "zs_printf.h"
 
@@ -72,6 +73,7 @@ void zs_queue_release(zs_queue_t *q)
 	/* The KMD writes the timeline when a batch ends: keep the slot (and
 	 * the batches) until then. */
 	zs_queue_wait_idle(q, ZS_FOREVER);
+	zs_hostop_stop(q);
 	pthread_mutex_lock(&list_lock);
 	for (zs_queue_t **p = &queues; *p; p = &(*p)->next)
 		if (*p == q) {
@@ -262,8 +264,11 @@ ze_result_t ZE_APICALL zs_command_queue_execute_command_lists(ze_command_queue_h
 	}
 	uint64_t value = 0;
 	for (uint32_t i = 0; i < numCommandLists; i++) {
-		zs_cmdlist_batch_for((const zs_cmdlist_t *)phCommandLists[i], q, &batch);
+		const zs_cmdlist_t *cl = (const zs_cmdlist_t *)phCommandLists[i];
+		zs_cmdlist_batch_for(cl, q, &batch);
 		ze_result_t r = zs_queue_submit(q, batch, &value);
+		if (!r)
+			r = zs_hostop_push(q, cl->hostops, cl->nhostops);
 		if (r)
 			return r;
 	}

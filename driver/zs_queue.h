@@ -26,6 +26,7 @@ typedef struct zs_queue {
 	ze_command_queue_mode_t mode;
 	ze_command_queue_priority_t priority;
 	struct zs_queue *next; /* all queues of the device */
+	struct zs_hostq *hostq; /* worker for host operations (zs_hostop.c), made on first use */
 } zs_queue_t;
 
 typedef enum zs_fence_state { ZS_FENCE_UNSIGNALED, ZS_FENCE_SIGNALED, ZS_FENCE_PENDING } zs_fence_state_t;

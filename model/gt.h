@@ -35,7 +35,7 @@ struct GtConfig {
     uint32_t slm_bytes_per_subslice = 64 * 1024;
     uint32_t dispatch_cycles = 8;   // per thread, serialized in the dispatcher
     uint32_t barrier_cycles = 8;    // release latency after the last arrival
-    uint64_t phys_bytes = 256ull << 20;
+    uint64_t phys_bytes = 4096ull << 20; // an integrated GPU's share; backed lazily (docs/kmd.md §2)
     uint64_t ledger_window = 10000; // cycles
     std::string oa_block = "twin";  // rtl / check / twin / off (docs/oa.md §4.4)
     MemConfig mem;

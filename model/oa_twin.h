@@ -8,7 +8,8 @@
 //  2. with the counters enabled: the step's increments (`inc` are totals over the
 //     step's `adv_cycles` cycles, so a span of identical cycles is one clock);
 //  3. triggers, evaluated at the boundary after the step: the timer (the timestamp
-//     crossed a multiple of 2^(exponent+1) since the previous clock), a marker or
+//     crossed a multiple of 2^(exponent+1) since the previous clock, and the timer was
+//     already running before this clock's write), a marker or
 //     OA_TRIGGER write of this clock, a context switch; coinciding triggers make one
 //     report with all their reason bits;
 //  4. that report to the OA buffer (or lost when it is full), and a query report
@@ -71,7 +72,7 @@ struct OaTwin {
     void reset()
     {
         ctl = base_lo = base_hi = head = tail = status = reports = lost = marker = ticks = 0;
-        size_log2 = 12;
+        size_log2 = ZS_OA_BUF_LOG2_MIN;
         threshold = 1;
         ts_last = 0;
         for (uint32_t &s : sel)
@@ -128,11 +129,11 @@ struct OaTwin {
         const uint32_t ev = ZS_FIELD_GET(s, OA_BC_SEL0, EVENT), mask = ZS_FIELD_GET(s, OA_BC_SEL0, SS_MASK);
         if (ev < ZS_OA_EVENT_LINES)
             return in.inc[ev];
-        if (ev >= 32 && ev <= 34) {
+        if (ev >= ZS_OA_BC_EU_ACTIVE && ev <= ZS_OA_BC_EU_IDLE) {
             uint32_t sum = 0;
             for (unsigned k = 0; k < ZS_OA_MAX_SUBSLICES; k++)
                 if (mask >> k & 1)
-                    sum += in.ss_inc[k][ev - 32];
+                    sum += in.ss_inc[k][ev - ZS_OA_BC_EU_ACTIVE];
             return sum;
         }
         return 0;
@@ -142,6 +143,10 @@ struct OaTwin {
     {
         OaOut out;
         uint32_t reason = 0;
+        // The timer counts crossings only while it runs: ENABLE and TIMER already set
+        // before this clock's write (see step 3).
+        const uint32_t timer_on = ZS_FIELD_MASK(OA_CTL, ENABLE) | ZS_FIELD_MASK(OA_CTL, TIMER);
+        const bool timer_was_on = (ctl & timer_on) == timer_on;
         // 1. MMIO write.
         if (in.reg_we) {
             const uint32_t v = in.reg_wdata;
@@ -158,7 +163,7 @@ struct OaTwin {
             case ZS_REG_OA_BUF_BASE_HI: base_hi = v; break;
             case ZS_REG_OA_BUF_SIZE: {
                 const uint32_t l = ZS_FIELD_GET(v, OA_BUF_SIZE, LOG2);
-                size_log2 = l < 12 ? 12 : l > 27 ? 27 : l;
+                size_log2 = l < ZS_OA_BUF_LOG2_MIN ? ZS_OA_BUF_LOG2_MIN : l > ZS_OA_BUF_LOG2_MAX ? ZS_OA_BUF_LOG2_MAX : l;
                 head = tail = 0;
                 break;
             }
@@ -190,7 +195,11 @@ struct OaTwin {
         }
         // 3. Triggers.
         const uint32_t exp = ZS_FIELD_GET(ctl, OA_CTL, EXPONENT) + 1;
-        if ((ctl & ZS_FIELD_MASK(OA_CTL, TIMER)) && (in.timestamp >> exp) != (ts_last >> exp))
+        // ts_last is the timestamp of the previous clock, however long ago: the feeder does
+        // not clock the block while the counters are disabled, so a clock that turns the
+        // timer on (ENABLE or TIMER 0 to 1) must not see the crossings of that gap (they
+        // would make a TIMER report at a boundary that is no multiple of the period).
+        if (timer_was_on && (ctl & ZS_FIELD_MASK(OA_CTL, TIMER)) && (in.timestamp >> exp) != (ts_last >> exp))
             reason |= ZS_OA_REASON_TIMER;
         ts_last = in.timestamp;
         if ((ctl & ZS_FIELD_MASK(OA_CTL, CTX_SWITCH)) && in.ctx_switch)

@@ -33,6 +33,16 @@ extern "C" {
 #define ZS_OA_MAX_SUBSLICES 16u /* per-sub-slice lines (OA_BC_SEL SS_MASK) */
 #define ZS_OA_MARKER_COUNTER 35u /* A35: the last OA_MARKER value */
 
+/* OA_BC_SEL event codes after the event lines (0-29): EU active / stall / idle cycles of
+ * the sub-slices in the select's SS_MASK; any other code counts nothing. */
+#define ZS_OA_BC_EU_ACTIVE 32u
+#define ZS_OA_BC_EU_STALL 33u
+#define ZS_OA_BC_EU_IDLE 34u
+
+/* OA_BUF_SIZE.LOG2: written values are clamped to 4 KiB - 128 MiB. */
+#define ZS_OA_BUF_LOG2_MIN 12u
+#define ZS_OA_BUF_LOG2_MAX 27u
+
 /* Dword / byte offsets. */
 #define ZS_OA_DW_REPORT_ID 0u
 #define ZS_OA_DW_TIMESTAMP 1u

@@ -10,6 +10,18 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Zeroes physical memory by punching the pages out of the device's memfd
+ * (MADV_REMOVE): they read as zero, and take host memory only once written
+ * again, so a device of several GiB costs the daemon only what is in use
+ * (docs/kmd.md §2).  A mapping that is not shared memory (or a range not
+ * page-aligned) is cleared with memset. */
+static void phys_zero(zk_kmd_t *k, uint64_t pa, uint64_t size)
+{
+	if (!((pa | size) & (PAGE - 1)) && madvise(k->phys + pa, size, MADV_REMOVE) == 0)
+		return;
+	memset(k->phys + pa, 0, size);
+}
+
 int zk_phys_alloc(zk_kmd_t *k, uint64_t size, uint64_t align, uint64_t *pa)
 {
 	for (size_t i = 0; i < k->nfree; i++) {
@@ -40,7 +52,7 @@ int zk_phys_alloc(zk_kmd_t *k, uint64_t size, uint64_t align, uint64_t *pa)
 			}
 		}
 		k->st.free_bytes -= size;
-		memset(k->phys + at, 0, size);
+		phys_zero(k, at, size);
 		*pa = at;
 		return 0;
 	}
@@ -60,6 +72,9 @@ void zk_phys_free(zk_kmd_t *k, uint64_t pa, uint64_t size)
 	k->free[i] = (extent_t){pa, size};
 	k->nfree++;
 	k->st.free_bytes += size;
+	/* Give the pages back to the host now, not at the next allocation. */
+	if (!((pa | size) & (PAGE - 1)))
+		madvise(k->phys + pa, size, MADV_REMOVE);
 	/* merge with neighbours */
 	if (i + 1 < k->nfree && k->free[i].start + k->free[i].size == k->free[i + 1].start) {
 		k->free[i].size += k->free[i + 1].size;

@@ -1,12 +1,14 @@
 /* Modules and kernels: names, properties, native binary, function pointers,
  * build and link logs, group-size suggestions, indirect access flags, a
  * kernel calling a function, a cooperative launch.
- * argv[1]: misc.elf (kernels busy, inc, calls; function square 80 bytes into calls) */
+ * argv[1]: misc.elf (kernels busy, inc, calls; function square 80 bytes into calls)
+ * argv[2]: vadd.elf (a SIMD16 kernel: it could run groups larger than the
+ * device's maxGroupSizeX, which suggestions must not exceed) */
 #include "e2e.h"
 
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 2, "usage: test_module misc.elf");
+	EXPECT(argc == 3, "usage: test_module misc.elf vadd.elf");
 	e2e_t e;
 	e2e_init(&e);
 	size_t size;
@@ -81,6 +83,22 @@ int main(int argc, char **argv)
 	char *attrs = NULL;
 	CHECK(zeKernelGetSourceAttributes(busy, &attr_size, &attrs));
 	EXPECT(attr_size == 1, "attributes %u", attr_size);
+	/* pString NULL asks for the size only (the spec from 1.5 on, and Intel's
+	 * driver); the validation layer of loader 1.8.12 still follows the 1.4
+	 * header, where pString is required, and refuses it before the driver. */
+	attr_size = 0;
+	const char *vl = getenv("ZE_ENABLE_VALIDATION_LAYER");
+	if (vl && strcmp(vl, "1") == 0) {
+		CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeKernelGetSourceAttributes(busy, &attr_size, NULL));
+	} else {
+		CHECK(zeKernelGetSourceAttributes(busy, &attr_size, NULL));
+		EXPECT(attr_size == 1, "attributes %u (pString NULL)", attr_size);
+	}
+	char attr_buf[4] = "xyz";
+	attrs = attr_buf;
+	attr_size = sizeof(attr_buf);
+	CHECK(zeKernelGetSourceAttributes(busy, &attr_size, &attrs));
+	EXPECT(attr_size == 1 && attr_buf[0] == '\0', "attributes %u \"%s\"", attr_size, attr_buf);
 
 	ze_kernel_indirect_access_flags_t ia = 0;
 	CHECK(zeKernelSetIndirectAccess(busy, ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE));
@@ -91,15 +109,32 @@ int main(int argc, char **argv)
 	/* Suggestions divide the global size and fit the device. */
 	ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
 	CHECK(zeDeviceGetComputeProperties(e.dev, &cp));
-	const uint32_t globals[][3] = {{1024, 1, 1}, {1000, 3, 1}, {7, 9, 11}, {640, 480, 1}, {1, 1, 1}};
-	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
-		uint32_t x, y, z;
-		CHECK(zeKernelSuggestGroupSize(busy, globals[i][0], globals[i][1], globals[i][2], &x, &y, &z));
-		EXPECT(globals[i][0] % x == 0 && globals[i][1] % y == 0 && globals[i][2] % z == 0 &&
-			       x * y * z <= cp.maxTotalGroupSize,
-		       "suggested %ux%ux%u for %ux%ux%u", x, y, z, globals[i][0], globals[i][1], globals[i][2]);
-		CHECK(zeKernelSetGroupSize(busy, x, y, z));
-	}
+	const uint32_t globals[][3] = {{1024, 1, 1}, {1000, 3, 1}, {7, 9, 11},	 {640, 480, 1},
+				       {1, 1, 1},    {1, 1024, 1}, {1, 1, 4096}, {1785, 1, 1}};
+	size_t vsize;
+	uint8_t *vbin = read_file(argv[2], &vsize);
+	ze_module_desc_t vmd = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_NATIVE,
+				.inputSize = vsize, .pInputModule = vbin};
+	ze_module_handle_t vm;
+	CHECK(zeModuleCreate(e.ctx, e.dev, &vmd, &vm, NULL));
+	free(vbin);
+	ze_kernel_handle_t vadd = e2e_kernel(vm, "vadd");
+	ze_kernel_handle_t suggest[] = {busy, vadd};
+	for (size_t kk = 0; kk < 2; kk++)
+		for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+			uint32_t x, y, z;
+			CHECK(zeKernelSuggestGroupSize(suggest[kk], globals[i][0], globals[i][1], globals[i][2], &x, &y,
+						       &z));
+			EXPECT(globals[i][0] % x == 0 && globals[i][1] % y == 0 && globals[i][2] % z == 0 &&
+				       x <= cp.maxGroupSizeX && y <= cp.maxGroupSizeY && z <= cp.maxGroupSizeZ &&
+				       x * y * z <= cp.maxTotalGroupSize,
+			       "%s: suggested %ux%ux%u for %ux%ux%u (device maximum %u, %ux%ux%u)",
+			       kk ? "vadd" : "busy", x, y, z, globals[i][0], globals[i][1], globals[i][2],
+			       cp.maxTotalGroupSize, cp.maxGroupSizeX, cp.maxGroupSizeY, cp.maxGroupSizeZ);
+			CHECK(zeKernelSetGroupSize(suggest[kk], x, y, z));
+		}
+	CHECK(zeKernelDestroy(vadd));
+	CHECK(zeModuleDestroy(vm));
 
 	/* A kernel that calls a function. */
 	float *out = e2e_alloc_shared(&e, 8 * sizeof(float));

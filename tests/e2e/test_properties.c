@@ -24,7 +24,7 @@ static uint64_t now_raw(void)
 
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 2, "usage: test_properties SxSSxEUxT | --uuid");
+	EXPECT(argc == 2 || argc == 3, "usage: test_properties SxSSxEUxT [MEMORY_MIB] | --uuid");
 	e2e_t e;
 	e2e_init(&e);
 	ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
@@ -102,6 +102,11 @@ int main(int argc, char **argv)
 	CHECK(zeDeviceGetMemoryProperties(e.dev, &n, &mem));
 	EXPECT(mem.totalSize > 0 && mem.totalSize >= p.maxMemAllocSize, "memory %llu",
 	       (unsigned long long)mem.totalSize);
+	/* The preset's physical memory less the KMD's reserved first 64 KiB. */
+	if (argc == 3)
+		EXPECT(mem.totalSize == (strtoull(argv[2], NULL, 0) << 20) - (64u << 10), "memory %llu, expected %s MiB",
+		       (unsigned long long)mem.totalSize, argv[2]);
+	EXPECT(mem.maxBusWidth == 128, "maxBusWidth %u", mem.maxBusWidth); /* driver/README.md "Properties" */
 	ze_device_memory_access_properties_t ma = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES};
 	CHECK(zeDeviceGetMemoryAccessProperties(e.dev, &ma));
 	EXPECT((ma.hostAllocCapabilities & ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC) &&

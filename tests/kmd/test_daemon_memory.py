@@ -11,7 +11,11 @@ consumers still get every window (docs/oa.md §3.5, docs/daemon.md §2).
   `--ledger FILE` both receive every window of a long launch: the same lines,
   windows 0..n-1 with contiguous cycle ranges.
 - A reader that did not subscribe gets the retained windows only, after a
-  {"dropped":N} line that counts the others."""
+  {"dropped":N} line that counts the others.
+- The default device memory (4 GiB, xe-lp) costs the daemon only what is
+  touched: a client holding 2 GiB of fresh GEM objects (all its share) leaves
+  the physical memory's memfd empty and the daemon's RSS small (docs/kmd.md
+  §2)."""
 import json
 import os
 import pathlib
@@ -54,6 +58,17 @@ spin:
 """
 
 GT_CYCLES_LO, GT_CYCLES_HI = 0x28, 0x2C
+
+
+def phys_memfd_kib(pid):
+    """Host memory the device's physical memory (memfd "zesim-phys") holds."""
+    for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if "zesim-phys" in os.readlink(fd):
+                return os.stat(fd).st_blocks // 2
+        except OSError:
+            continue
+    raise AssertionError("no zesim-phys memfd")
 
 
 def rss_kib(pid):
@@ -127,6 +142,29 @@ class DaemonMemoryTest(unittest.TestCase):
               f"min {lo / 1024:.1f} max {hi / 1024:.1f}", file=sys.stderr)
         self.assertGreater(c1 - c0, 100 * 10000, "the daemon simulated too little to tell")
         self.assertLessEqual(hi, lo * 1.05, f"daemon RSS grew from {lo} KiB to {hi} KiB while busy: {samples}")
+
+    def test_large_device_memory_costs_only_what_is_touched(self):
+        self.start("--preset", "xe-lp")
+        pid = self.daemon.proc.pid
+        p = subprocess.Popen([CLIENT, "hog", "gem", str(256 << 20)], env=self.env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.poll() is None and p.kill(), p.wait(timeout=30), p.stdout.close(),
+                                 p.stderr.close()))
+        line = p.stdout.readline()
+        # Half of 4 GiB per client, less its page tables: 7 objects of 256 MiB.
+        self.assertRegex(line, r"hog: 7 gem objects \(1879048192 bytes of GEM\), then ENOSPC", p.stderr.read()
+                         if p.poll() is not None else line)
+        held = phys_memfd_kib(pid), rss_kib(pid)
+        p.stdin.close()
+        p.wait(timeout=30)
+        t, _, _ = zedaemon.request(self.sock, zedaemon.WAIT_IDLE)
+        freed = phys_memfd_kib(pid), rss_kib(pid)
+        print(f"\n4 GiB device, 1.75 GiB of GEM objects held: physical memfd {held[0] / 1024:.1f} MiB, "
+              f"daemon RSS {held[1] / 1024:.1f} MiB; after the client exits: {freed[0] / 1024:.1f} MiB, "
+              f"{freed[1] / 1024:.1f} MiB", file=sys.stderr)
+        self.assertLess(held[0], 1024, "allocating GEM objects wrote the device's own backing")
+        self.assertLess(held[1], 64 * 1024)
+        self.assertLess(freed[0], 1024)
 
     def run_loop_client(self, groups=8):
         p = self.client("vadd", self.loop, str(groups))
