@@ -110,6 +110,8 @@ def main():
     ap.add_argument("--program", required=True)
     ap.add_argument("--kernels", required=True)
     ap.add_argument("--work")
+    ap.add_argument("--oa-block", default=None,
+                    help="the daemon's oa_block (docs/config.md): e.g. check = RTL and twin compared every clock")
     ap.add_argument("--cross-process", action="store_true",
                     help="a streamer in one process, the kernels in another (idle_time_ratio 1)")
     a = ap.parse_args()
@@ -121,8 +123,11 @@ def main():
     out = work / "out"
     out.mkdir(exist_ok=True)
     cfg = work / "daemon.json"
-    cfg.write_text(json.dumps({"preset": "tiny", "timestamp_khz": CORE_MHZ * 1000, "ledger_window": 1,
-                               "idle_time_ratio": 0, "job_timeout_ms": 120000}))
+    config = {"preset": "tiny", "timestamp_khz": CORE_MHZ * 1000, "ledger_window": 1, "idle_time_ratio": 0,
+              "job_timeout_ms": 120000}
+    if a.oa_block:
+        config["oa_block"] = a.oa_block
+    cfg.write_text(json.dumps(config))
     sock, ledger = work / "gpu.sock", work / "ledger.jsonl"
     for p in (sock, ledger):
         if p.exists():
