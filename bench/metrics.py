@@ -66,6 +66,7 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="work multiplier (CI uses a small one)")
     ap.add_argument("--calc", help="the metrics_calc binary (needs --preload and --driver)")
     ap.add_argument("--preload")
+    ap.add_argument("--driver", help="libze_zesim.so.1 (ZE_ENABLE_ALT_DRIVERS)")
     a = ap.parse_args()
     threads = 6 * 16 * 7
     iters = max(10, int(1600 * a.scale))
@@ -95,6 +96,8 @@ def main():
         print("2. zetMetricGroupCalculateMetricValues, ComputeBasic (time-based), one core")
         with zedaemon.Daemon(a.gpu, "--preset", "xe-lp", test_channel=False) as d:
             env = {**os.environ, "ZESIM_SOCKET": d.path, "LD_PRELOAD": a.preload, "ZET_ENABLE_METRICS": "1"}
+            if a.driver:
+                env["ZE_ENABLE_ALT_DRIVERS"] = a.driver
             rc = subprocess.run([a.calc], env=env).returncode
             if rc:
                 sys.exit(rc)

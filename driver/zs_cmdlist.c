@@ -17,6 +17,7 @@
 #include "zs_event.h"
 #include "zs_handle.h"
 #include "zs_memory.h"
+#include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_printf.h"
 
@@ -322,6 +323,25 @@ static ze_result_t op_end(op_t *op, ze_result_t r)
 	return cl->immediate ? flush_immediate(cl) : ZE_RESULT_SUCCESS;
 }
 
+ze_result_t zs_cmdlist_append_commands(ze_command_list_handle_t h, const uint32_t *dw, size_t n, const void *oa_group,
+				       ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *wait)
+{
+	op_t op;
+	ze_result_t r = op_begin(&op, h, signal, nwait, wait);
+	if (r)
+		return r;
+	zs_cmdlist_t *cl = op.cl;
+	if (n)
+		r = emit(cl, dw, n);
+	if (!r && oa_group) {
+		if (cl->immediate)
+			r = zs_metrics_query_prepare(cl->dev, cl->queue->exec_id, oa_group);
+		else
+			cl->oa_group = oa_group;
+	}
+	return op_end(&op, r);
+}
+
 /* ---- built-in kernels --------------------------------------------------------------------- */
 
 static void builtin_init(zs_dispatch_t *d, const zs_device_t *dev, zs_builtin_id_t id)
@@ -605,6 +625,7 @@ ze_result_t ZE_APICALL zs_command_list_reset(ze_command_list_handle_t hCommandLi
 	}
 	arena_reset(cl);
 	cl->ncmd = 0;
+	cl->oa_group = NULL;
 	cl->nhostops = 0;
 	cl->closed = false;
 	cl->batch_va = 0;

@@ -36,6 +36,8 @@ typedef struct zs_cmdlist {
 	uint32_t *cmd; /* commands being encoded */
 	size_t ncmd, capcmd;
 
+	const void *oa_group; /* metric group of OA query reports in the list (zs_metrics.c), or NULL */
+
 	zs_chunk_t *cur;  /* chunk being filled */
 	zs_chunk_t *used; /* other chunks holding data of this list (or in flight) */
 	zs_chunk_t *free; /* chunks ready for reuse */
@@ -45,6 +47,13 @@ typedef struct zs_cmdlist {
 	zs_hostop_t *hostops;
 	size_t nhostops, caphostops;
 } zs_cmdlist_t;
+
+/* For the metrics code (zs_metrics.c): one operation made of the commands dw[0..n) between
+ * its waits and its signal, flushed at once on an immediate list.  oa_group: the metric
+ * group whose OA counters the commands report (REPORT_PERF_COUNT), else NULL; a list with
+ * such commands needs the OA query stream when it executes (zs_metrics_query_prepare). */
+ze_result_t zs_cmdlist_append_commands(ze_command_list_handle_t h, const uint32_t *dw, size_t n, const void *oa_group,
+				       ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *wait);
 
 /* For zeCommandQueueExecuteCommandLists: the batch of a closed regular list. */
 ze_result_t zs_cmdlist_batch_for(const zs_cmdlist_t *cl, const zs_queue_t *q, uint64_t *batch_va);

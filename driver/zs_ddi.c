@@ -18,6 +18,7 @@
 #include "zs_driver.h"
 #include "zs_event.h"
 #include "zs_memory.h"
+#include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_queue.h"
 #include "zs_tracer.h"
@@ -283,9 +284,106 @@ ze_result_t ZE_APICALL zetGetTracerExpProcAddrTable(ze_api_version_t version, ze
 	return ZE_RESULT_SUCCESS;
 }
 
+/* ---- tools: metrics (zs_metrics.c; they answer ZE_RESULT_ERROR_UNINITIALIZED unless
+ * ZET_ENABLE_METRICS=1 at zeInit) ---- */
+
+ze_result_t ZE_APICALL zetGetContextProcAddrTable(ze_api_version_t version, zet_context_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnActivateMetricGroups = zs_context_activate_metric_groups;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetCommandListProcAddrTable(ze_api_version_t version, zet_command_list_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnAppendMetricStreamerMarker = zs_command_list_append_metric_streamer_marker;
+	t->pfnAppendMetricQueryBegin = zs_command_list_append_metric_query_begin;
+	t->pfnAppendMetricQueryEnd = zs_command_list_append_metric_query_end;
+	t->pfnAppendMetricMemoryBarrier = zs_command_list_append_metric_memory_barrier;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricGroupProcAddrTable(ze_api_version_t version, zet_metric_group_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnGet = zs_metric_group_get;
+	t->pfnGetProperties = zs_metric_group_get_properties;
+	t->pfnCalculateMetricValues = zs_metric_group_calculate_metric_values;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricGroupExpProcAddrTable(ze_api_version_t version,
+							 zet_metric_group_exp_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCalculateMultipleMetricValuesExp = zs_metric_group_calculate_multiple_metric_values_exp;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricProcAddrTable(ze_api_version_t version, zet_metric_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnGet = zs_metric_get;
+	t->pfnGetProperties = zs_metric_get_properties;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricStreamerProcAddrTable(ze_api_version_t version, zet_metric_streamer_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnOpen = zs_metric_streamer_open;
+	t->pfnClose = zs_metric_streamer_close;
+	t->pfnReadData = zs_metric_streamer_read_data;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricQueryPoolProcAddrTable(ze_api_version_t version,
+							  zet_metric_query_pool_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCreate = zs_metric_query_pool_create;
+	t->pfnDestroy = zs_metric_query_pool_destroy;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, zet_metric_query_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCreate = zs_metric_query_create;
+	t->pfnDestroy = zs_metric_query_destroy;
+	t->pfnReset = zs_metric_query_reset;
+	t->pfnGetData = zs_metric_query_get_data;
+	return ZE_RESULT_SUCCESS;
+}
+
 /* Tables with no implemented entry: images, samplers, virtual and physical
- * memory, the experimental ze tables, and the rest of zet and all of zes (the
- * tools and sysman parts come with later work). */
+ * memory, the experimental ze tables, the rest of zet (debug, instrumentation)
+ * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
 	ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)                                              \
 	{                                                                                                             \
@@ -308,16 +406,8 @@ EMPTY_TABLE(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
 EMPTY_TABLE(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 
 EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t)
-EMPTY_TABLE(zetGetContextProcAddrTable, zet_context_dditable_t)
-EMPTY_TABLE(zetGetCommandListProcAddrTable, zet_command_list_dditable_t)
 EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t)
 EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
-EMPTY_TABLE(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t)
-EMPTY_TABLE(zetGetMetricGroupExpProcAddrTable, zet_metric_group_exp_dditable_t)
-EMPTY_TABLE(zetGetMetricProcAddrTable, zet_metric_dditable_t)
-EMPTY_TABLE(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t)
-EMPTY_TABLE(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t)
-EMPTY_TABLE(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t)
 EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 
 EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t)

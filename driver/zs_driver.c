@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "zs_handle.h"
+#include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_printf.h"
 
@@ -183,7 +184,8 @@ ze_result_t ZE_APICALL zs_init(ze_init_flags_t flags)
 			if (zs_handle_add(&the_driver, ZS_T_DRIVER) || zs_handle_add(dev, ZS_T_DEVICE)) {
 				device_free(dev);
 				init_result = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-			} else {
+			} else if ((init_result = zs_metrics_init(dev)) == ZE_RESULT_SUCCESS) {
+				/* The tools' metrics when ZET_ENABLE_METRICS=1 (zs_metrics.c). */
 				the_driver.device = dev;
 			}
 		}

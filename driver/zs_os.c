@@ -358,3 +358,100 @@ int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_
 			return -ETIME;
 	}
 }
+
+/* ---- observation ------------------------------------------------------------------ */
+
+int zs_os_oa_unit(zs_os_t *os, uint64_t *timestamp_hz, uint64_t *caps)
+{
+	void *d;
+	uint32_t size;
+	int rc = query(os, ZESIM_QUERY_OA_UNITS, &d, &size);
+	if (rc)
+		return rc;
+	const struct drm_zesim_query_oa_units *q = d;
+	const struct drm_zesim_oa_unit *u = (const void *)q->oa_units;
+	if (size < sizeof(*q) + sizeof(*u) || q->num_oa_units < 1) {
+		free(d);
+		return -ENODEV;
+	}
+	*timestamp_hz = u->oa_timestamp_freq;
+	*caps = u->capabilities;
+	free(d);
+	return 0;
+}
+
+static int observation(zs_os_t *os, uint64_t op, void *param)
+{
+	struct drm_zesim_observation_param p = {.observation_type = ZESIM_OBSERVATION_TYPE_OA,
+						 .observation_op = op, .param = (uintptr_t)param};
+	atomic_fetch_add(&os->queued, 1);
+	int rc;
+	do
+		rc = ioctl(os->fd, DRM_IOCTL_ZESIM_OBSERVATION, &p);
+	while (rc == -1 && (errno == EINTR || errno == EAGAIN));
+	const int err = errno;
+	atomic_fetch_sub(&os->queued, 1);
+	return rc < 0 ? -err : rc; /* ADD_CONFIG: the id, STREAM_OPEN: the fd */
+}
+
+int zs_os_oa_add_config(zs_os_t *os, const char uuid[36], const uint32_t (*regs)[2], uint32_t n, uint64_t *id)
+{
+	struct drm_zesim_oa_config c = {.n_regs = n, .regs_ptr = (uintptr_t)regs};
+	memcpy(c.uuid, uuid, sizeof(c.uuid));
+	int rc = observation(os, ZESIM_OBSERVATION_OP_ADD_CONFIG, &c);
+	if (rc < 0)
+		return rc;
+	*id = (uint64_t)rc;
+	return 0;
+}
+
+int zs_os_oa_remove_config(zs_os_t *os, uint64_t id)
+{
+	int rc = observation(os, ZESIM_OBSERVATION_OP_REMOVE_CONFIG, &id);
+	return rc < 0 ? rc : 0;
+}
+
+int zs_os_oa_stream_open(zs_os_t *os, const uint64_t (*props)[2], uint32_t n, int *fd)
+{
+	struct drm_zesim_ext_set_property p[ZESIM_MAX_USER_EXTENSIONS];
+	if (!n || n > ZESIM_MAX_USER_EXTENSIONS)
+		return -EINVAL;
+	memset(p, 0, sizeof(p));
+	for (uint32_t i = 0; i < n; i++) {
+		p[i].base.name = ZESIM_OA_EXTENSION_SET_PROPERTY;
+		p[i].base.next_extension = i + 1 < n ? (uintptr_t)&p[i + 1] : 0;
+		p[i].property = (uint32_t)props[i][0];
+		p[i].value = props[i][1];
+	}
+	int rc = observation(os, ZESIM_OBSERVATION_OP_STREAM_OPEN, &p[0]);
+	if (rc < 0)
+		return rc;
+	*fd = rc;
+	return 0;
+}
+
+int zs_os_oa_stream_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int rc;
+	do
+		rc = ioctl(fd, cmd, arg);
+	while (rc == -1 && errno == EINTR);
+	return rc < 0 ? -errno : 0;
+}
+
+long zs_os_oa_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return (long)r;
+}
+
+void zs_os_oa_stream_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

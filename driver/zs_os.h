@@ -5,6 +5,7 @@
 #define ZS_OS_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "uapi/zesim_drm.h"
@@ -68,5 +69,22 @@ int zs_os_exec(zs_os_t *os, uint32_t queue, uint64_t batch_va, uint64_t fence_va
  * Returns 0, -ETIME or another -errno. */
 int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_t op, uint64_t value, uint64_t mask,
 	       uint64_t timeout_ns);
+
+/* ---- observation (OA streams, docs/uapi.md "Observation") ---- */
+
+/* The OA unit: 0 and its timestamp frequency and capabilities, or -errno (a KMD
+ * without the query, or no unit: -ENODEV). */
+int zs_os_oa_unit(zs_os_t *os, uint64_t *timestamp_hz, uint64_t *caps);
+/* ADD_CONFIG of n {address, value} pairs; *id the config id. */
+int zs_os_oa_add_config(zs_os_t *os, const char uuid[36], const uint32_t (*regs)[2], uint32_t n, uint64_t *id);
+int zs_os_oa_remove_config(zs_os_t *os, uint64_t id);
+/* STREAM_OPEN with n {property, value} pairs; *fd the stream fd. */
+int zs_os_oa_stream_open(zs_os_t *os, const uint64_t (*props)[2], uint32_t n, int *fd);
+/* A stream fd's ioctl (ZESIM_OBSERVATION_IOCTL_*). */
+int zs_os_oa_stream_ioctl(int fd, unsigned long cmd, void *arg);
+/* read() of whole reports: bytes read, or -errno (-EAGAIN: nothing now; -EIO: reports
+ * were lost, STATUS tells). */
+long zs_os_oa_read(int fd, void *buf, size_t n);
+void zs_os_oa_stream_close(int fd);
 
 #endif

@@ -9,6 +9,7 @@
 #include "zs_cmdlist.h"
 #include "zs_handle.h"
 #include "zs_hostop.h"
+#include "zs_metrics.h"
 #include "zs_printf.h"
 
 #define QUEUE(h) ((zs_queue_t *)(h))
@@ -251,6 +252,15 @@ ze_result_t ZE_APICALL zs_command_queue_execute_command_lists(ze_command_queue_h
 		ze_result_t r = zs_cmdlist_batch_for((const zs_cmdlist_t *)phCommandLists[i], q, &batch);
 		if (r)
 			return r;
+	}
+	/* Lists with OA query reports need the OA counters running (zs_metrics.c). */
+	for (uint32_t i = 0; i < numCommandLists; i++) {
+		const zs_cmdlist_t *cl = (const zs_cmdlist_t *)phCommandLists[i];
+		if (cl->oa_group) {
+			ze_result_t r = zs_metrics_query_prepare(q->dev, q->exec_id, cl->oa_group);
+			if (r)
+				return r;
+		}
 	}
 	uint64_t value = 0;
 	for (uint32_t i = 0; i < numCommandLists; i++) {
