@@ -259,26 +259,44 @@ void OaBlock::feed(uint64_t to)
         end = std::min<uint64_t>(end, t + 0xffffffffull / rate);
         const uint64_t n = end - t;
 
-        OaIn in;
-        in.adv_cycles = uint32_t(n);
-        in.inc[kGPU_BUSY] = busy ? uint32_t(n) : 0;
-        in.inc[kTHREAD_CYCLES] = uint32_t(resident * n);
-        in.inc[kEU_STALL] = uint32_t(nstall * n);
-        in.inc[kEU_IDLE] = uint32_t(nidle * n);
+        // This run's increments, 64-bit.
+        uint64_t inc[ZS_OA_EVENT_LINES] = {}, ss[ZS_OA_MAX_SUBSLICES][3] = {};
+        inc[kGPU_BUSY] = busy ? n : 0;
+        inc[kTHREAD_CYCLES] = resident * n;
+        inc[kEU_STALL] = nstall * n;
+        inc[kEU_IDLE] = nidle * n;
         for (uint32_t s = 0; s < subslices_; s++) {
-            in.ss_inc[s][1] = uint32_t(uint64_t(stall[s]) * n);
-            in.ss_inc[s][2] = uint32_t(uint64_t(idle[s]) * n);
+            ss[s][1] = uint64_t(stall[s]) * n;
+            ss[s][2] = uint64_t(idle[s]) * n;
         }
         if (has_events) {
             const Bucket &b = events_[ei++];
             for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
-                in.inc[k] += b.inc[k];
+                inc[k] += b.inc[k];
             for (uint32_t s = 0; s < subslices_; s++)
-                in.ss_inc[s][0] = b.ss_active[s];
+                ss[s][0] = b.ss_active[s];
         }
+        // Fold the run into the pending clock, or clock what is pending first when the
+        // sums would not fit the block's 32-bit inputs (or when every run is a clock).
+        bool fits = fold_ && acc_cycles_ + n <= 0xffffffffull;
+        for (unsigned k = 0; fits && k < ZS_OA_EVENT_LINES; k++)
+            fits = acc_[k] + inc[k] <= 0xffffffffull;
+        for (uint32_t s = 0; fits && s < subslices_; s++)
+            for (unsigned j = 0; j < 3; j++)
+                fits = fits && acc_ss_[s][j] + ss[s][j] <= 0xffffffffull;
+        if (!fits)
+            clock_pending(t);
+        acc_cycles_ += n;
+        for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+            acc_[k] += inc[k];
+        for (uint32_t s = 0; s < subslices_; s++)
+            for (unsigned j = 0; j < 3; j++)
+                acc_ss_[s][j] += ss[s][j];
         t = end;
-        clock(in, t);
+        if (!fold_)
+            clock_pending(t);
     }
+    clock_pending(to);
     // Lines at or after `to` wait for the next feed.
     events_.erase(events_.begin(), events_.begin() + ptrdiff_t(ei));
     size_t kept = 0;
@@ -287,6 +305,24 @@ void OaBlock::feed(uint64_t to)
             segs_[kept++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
     segs_.resize(kept);
     fed_ = to;
+}
+
+// One clock with the runs folded since the last one: the cycles before `at`.
+void OaBlock::clock_pending(uint64_t at)
+{
+    if (!acc_cycles_)
+        return;
+    OaIn in;
+    in.adv_cycles = uint32_t(acc_cycles_);
+    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+        in.inc[k] = uint32_t(acc_[k]);
+    for (uint32_t s = 0; s < subslices_; s++)
+        for (unsigned j = 0; j < 3; j++)
+            in.ss_inc[s][j] = uint32_t(acc_ss_[s][j]);
+    acc_cycles_ = 0;
+    std::memset(acc_, 0, sizeof acc_);
+    std::memset(acc_ss_, 0, sizeof acc_ss_);
+    clock(in, at);
 }
 
 void OaBlock::sync_now() { gt_.deliver_lines(); }
@@ -354,7 +390,8 @@ void OaBlock::query_report(uint32_t id, uint32_t out[ZS_OA_REPORT_DWORDS])
 
 bool OaBlock::open_trace(const std::string &path, uint64_t from, uint64_t to)
 {
-    return core_ && core_->open_trace(path, from, to);
+    fold_ = !(core_ && core_->open_trace(path, from, to));
+    return !fold_;
 }
 
 void OaBlock::close_trace()

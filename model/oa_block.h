@@ -118,6 +118,7 @@ private:
     bool enabled() const { return ctl_ & ZS_FIELD_MASK(OA_CTL, ENABLE); }
     void feed(uint64_t to);  // clock the lines of cycles [fed_, to)
     OaOut clock(OaIn &in, uint64_t cycle);
+    void clock_pending(uint64_t at);
     void sync_now();         // deliver every line up to the present cycle
     uint64_t timestamp(uint64_t cycle) const;
     void plan_timer();
@@ -141,6 +142,9 @@ private:
     std::vector<Span> spans_;
     std::vector<Break> breaks_;  // scratch of feed()
     std::vector<GtSeg> segs_;
+    // Runs folded into the next clock (64-bit sums of the block's 32-bit inputs).
+    bool fold_ = true;  // false while a waveform is open: a clock per run
+    uint64_t acc_cycles_ = 0, acc_[ZS_OA_EVENT_LINES] = {}, acc_ss_[ZS_OA_MAX_SUBSLICES][3] = {};
 };
 
 }  // namespace zesim

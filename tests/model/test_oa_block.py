@@ -21,6 +21,8 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "stimulus"))
 import zedaemon  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "rtl"))
+import oa_waves  # noqa: E402
 import zegen  # noqa: E402
 import zetools  # noqa: E402
 
@@ -31,6 +33,7 @@ LINES = [m.group(1) for m in re.finditer(r'^ZE_OA_EVENT\(\w+,\s*\d+,\s*"([\w.]+)
 assert len(LINES) == 30, LINES
 
 CHECKED = [0]  # reports compared with the ledger
+WAVES = [0]  # reports found in a waveform
 MODULE_VA = 0x40000000
 QUERY_VA = 0x50000000
 OA_BUF = 0x03f00000  # physical: the top MiB of the tiny preset's 64 MiB, above the runner's pages
@@ -140,7 +143,30 @@ def read_buffer(d, size):
     return [decode(data[(head + 256 * i) % size:(head + 256 * i) % size + 256]) for i in range(n)]
 
 
-def run_seed(gpu, asm, seed, tmp, mode, window, exponent):
+def check_waves(fst, reports, fst2vcd):
+    """The OA block's waveform of the daemon's run (a clock per run of identical cycles
+    while a waveform is open): at every clock that wrote a buffer report, buf_data and
+    the counter flops hold that report, and these are the reports in the buffer."""
+    top = "oa"
+    vcd = oa_waves.read_vcd(fst2vcd, fst, lambda name: name.startswith(top + "."))
+    times, values = vcd.changes[vcd.ids[top + ".buf_wr"]]
+    writes = [t for t, v in zip(times, values) if v == 1]
+    if len(writes) != len(reports):
+        return [f"waves: {len(writes)} report writes in the waveform, {len(reports)} reports in the buffer"]
+    WAVES[0] += len(reports)
+    for n, (t, rep) in enumerate(zip(writes, reports)):
+        data = vcd.at(top + ".buf_data", t)
+        dws = [(data >> (32 * k)) & M32 for k in range(64)]
+        if dws[3] != rep["ticks"] or dws[1] != rep["ts"]:
+            return [f"waves: report write {n} at time {t} holds ticks {dws[3]}, the buffer's report {rep['ticks']}"]
+        for k in range(30):
+            flop = vcd.at(top + ".zs_oa.g_a[%d].cnt" % k, t)
+            if flop != rep["a"][k]:
+                return [f"waves: report {n} (cycle {rep['ticks']}): A{k} flop {flop} != report {rep['a'][k]}"]
+    return []
+
+
+def run_seed(gpu, asm, seed, tmp, mode, window, exponent, waves=None):
     """With a one-cycle ledger window every report is checked (the block is then clocked
     every cycle); with a longer window, the timer reports at window boundaries are (and
     the block is fed runs of identical cycles in one clock)."""
@@ -163,8 +189,9 @@ def run_seed(gpu, asm, seed, tmp, mode, window, exponent):
     cfg = tmp / "cfg.json"
     cfg.write_text(json.dumps({"oa_block": mode, "ledger_window": window, "idle_time_ratio": 0}))
     problems = []
+    wargs = ("--waves", str(tmp / "waves")) if waves else ()
     with zedaemon.Daemon(gpu, "--preset", "tiny", "--topology", "1x2x2x4", "--config", str(cfg),
-                         "--ledger", str(ledger)) as d:
+                         "--ledger", str(ledger), *wargs) as d:
         program(d, 20, exponent)  # 1 MiB buffer, a timer report every 2^(exponent+1) ticks
         res = d.stimulus(stim)
         if res.get("engine_error") == 11:
@@ -196,6 +223,8 @@ def run_seed(gpu, asm, seed, tmp, mode, window, exponent):
         if window == 1 or (rep["reason"] == 1 and rep["ticks"] in prefix.ends):
             problems += check_report(rep, prefix, f"report {i} (reason {rep['reason']})", mark)
             CHECKED[0] += 1
+    if waves:
+        problems += check_waves(tmp / "waves" / "oa.fst", reports, waves)
     if window != 1:
         return [f"seed {seed} (window {window}): {p}" for p in problems[:20]]
     qbuf = next(b for b in res["buffers"] if int(b["address"], 16) == QUERY_VA)
@@ -286,6 +315,7 @@ def main():
     ap.add_argument("--as", dest="asm", required=True)
     ap.add_argument("--count", type=int, default=12)
     ap.add_argument("--mode", default="twin", help="oa_block mode (docs/config.md)")
+    ap.add_argument("--fst2vcd", default="fst2vcd", help="gtkwave's fst2vcd (waveform checks in rtl/check modes)")
     a = ap.parse_args()
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -297,7 +327,10 @@ def main():
                 # Timer period 1280 cycles, ledger window 2560: every other timer report is
                 # at a window boundary (checked against the ledger); the others land on
                 # their cycle only if the block asks for its own syncs.
-                failures += r + run_seed(a.gpu, a.asm, seed, tmp, a.mode, 80 << 5, 3)
+                # Every other seed with a waveform open: the block then gets a clock per
+                # run of identical cycles instead of one per sync (docs/oa.md §4.4).
+                waves = a.fst2vcd if done % 2 and a.mode != "twin" else None
+                failures += r + run_seed(a.gpu, a.asm, seed, tmp, a.mode, 80 << 5, 3, waves)
                 done += 1
             seed += 1
         failures += overflow(a.gpu, a.asm, tmp, a.mode)
@@ -307,7 +340,8 @@ def main():
     if failures:
         print(f"test_oa_block: FAILED ({len(failures)} problems)")
         return 1
-    print(f"test_oa_block: {a.count} programs, {CHECKED[0]} buffer and query reports equal the ledger ({a.mode})")
+    print(f"test_oa_block: {a.count} programs, {CHECKED[0]} buffer and query reports equal the ledger ({a.mode}); "
+          f"{WAVES[0]} reports found in the waveforms")
     return 0
 
 
