@@ -98,10 +98,8 @@ void OaBlock::plan_timer()
 
 bool OaBlock::periodic() const { return core_ && enabled() && (ctl_ & ZS_FIELD_MASK(OA_CTL, TIMER)); }
 
-OaBlock::Bucket &OaBlock::bucket(uint64_t cycle)
+OaBlock::Bucket &OaBlock::bucket_slow(uint64_t cycle)
 {
-    if (!events_.empty() && events_.back().cycle == cycle)
-        return events_.back();
     auto it = events_.end();
     while (it != events_.begin() && (it - 1)->cycle > cycle)
         --it;
@@ -150,8 +148,11 @@ void OaBlock::eu_issue(uint64_t cycle, uint32_t eu)
 
 void OaBlock::instruction(uint64_t cycle, enum ze_lat cls, uint32_t lanes)
 {
-    event(cycle, kINST_CTRL + uint32_t(cls), 1);
-    event(cycle, kLANE_OPS, lanes);
+    if (!enabled())
+        return;
+    Bucket &b = bucket(cycle);
+    b.inc[kINST_CTRL + uint32_t(cls)]++;
+    b.inc[kLANE_OPS] += lanes;  // at most 16 per instruction: no overflow within a cycle
 }
 
 void OaBlock::send(uint64_t cycle, unsigned msg) { event(cycle, kSEND_LOAD + msg, 1); }

@@ -114,7 +114,11 @@ private:
     };
 
     void event(uint64_t cycle, uint32_t line, uint64_t n);
-    Bucket &bucket(uint64_t cycle);
+    Bucket &bucket(uint64_t cycle)
+    {
+        return !events_.empty() && events_.back().cycle == cycle ? events_.back() : bucket_slow(cycle);
+    }
+    Bucket &bucket_slow(uint64_t cycle);
     bool enabled() const { return ctl_ & ZS_FIELD_MASK(OA_CTL, ENABLE); }
     void feed(uint64_t to);  // clock the lines of cycles [fed_, to)
     OaOut clock(OaIn &in, uint64_t cycle);
