@@ -218,7 +218,7 @@ typedef struct {
 /* One execution of an op: pending until its event is read. */
 typedef struct {
 	op_t *op;
-	list_t *list; /* NULL once the list dropped the op (then inst owns op) */
+	list_t *list; /* NULL once the list was reset or destroyed */
 	uint32_t track, dev;
 	uint64_t start, end;
 	int state; /* 0 pending, 1 read, 2 lost */
@@ -858,6 +858,7 @@ ZT_EXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
 		return r;
 	}
 	record_call(ZT_Init, t0, t1, r);
+	/* The callbacks keep their state in globals; pUserData only has to be non-NULL. */
 	zel_tracer_desc_t d = {.stype = ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, .pUserData = &g_lock};
 	ze_result_t tr = zelTracerCreate(&d, &g_tracer);
 	if (tr == ZE_RESULT_SUCCESS)
