@@ -2,8 +2,10 @@
 """trace_validate.py on hand-made documents: a valid one passes, and each broken rule is
 reported (CTest trace_validate)."""
 import copy
-import sys
+import os
 import pathlib
+import sys
+import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import trace_validate  # noqa: E402
@@ -69,7 +71,6 @@ def main():
     if trace_validate.check({"events": []}) == [] or trace_validate.check(3) == []:
         print("FAIL: a document without traceEvents passes")
         fails += 1
-    import tempfile, os
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         f.write('{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":NaN,"dur":1}]}')
     try:
