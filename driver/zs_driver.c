@@ -248,6 +248,7 @@ static const ze_driver_extension_properties_t extensions[] = {
 	{ZE_EU_COUNT_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
 	{ZE_PCI_PROPERTIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
 	{ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
+	{ZEX_PROGRAM_SNAPSHOT_EXP_NAME, ZEX_PROGRAM_SNAPSHOT_EXP_VERSION},
 };
 
 ze_result_t ZE_APICALL zs_driver_get_extension_properties(ze_driver_handle_t hDriver, uint32_t *pCount,
@@ -272,7 +273,11 @@ ze_result_t ZE_APICALL zs_driver_get_extension_function_address(ze_driver_handle
 	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
 	ZS_CHECK_PTR(name);
 	ZS_CHECK_PTR(ppFunctionAddress);
-	/* None of the extensions above adds a function outside the DDI tables. */
+	/* Program snapshots add the one function outside the DDI tables. */
+	if (strcmp(name, ZEX_MODULE_GET_SNAPSHOT_STAGES_EXP_NAME) == 0) {
+		*ppFunctionAddress = (void *)zs_module_get_snapshot_stages;
+		return ZE_RESULT_SUCCESS;
+	}
 	*ppFunctionAddress = NULL;
 	return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }

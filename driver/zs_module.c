@@ -162,6 +162,7 @@ static void module_unref(zs_module_t *mod)
 	for (uint32_t i = 0; i < mod->nentries; i++)
 		free(mod->entries[i]);
 	free(mod->entries);
+	free(mod->snaps);
 	zs_context_unref(mod->ctx);
 	free(mod);
 }
@@ -236,6 +237,137 @@ fail:
 	return r;
 }
 
+/* ---- program snapshots (README.md, "Program snapshots") ------------------------------- */
+
+typedef struct zs_snapshot_req {
+	uint32_t stage;
+	zex_snapshot_format_t format; /* resolved: TEXT or BINARY */
+	zex_pfnSnapshotCallback_t cb;
+	void *user;
+} zs_snapshot_req_t;
+
+ze_result_t ZE_APICALL zs_module_get_snapshot_stages(ze_driver_handle_t hDriver, uint32_t *pCount,
+						     zex_snapshot_stage_properties_t *pStages)
+{
+	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
+	ZS_CHECK_PTR(pCount);
+	if (*pCount == 0 || !pStages) {
+		*pCount = SPV_NSTAGES;
+		return ZE_RESULT_SUCCESS;
+	}
+	if (*pCount > SPV_NSTAGES)
+		*pCount = SPV_NSTAGES;
+	for (uint32_t i = 0; i < *pCount; i++) {
+		zex_snapshot_stage_properties_t *p = &pStages[i];
+		memset(p, 0, sizeof(*p));
+		p->stage = i;
+		snprintf(p->name, sizeof(p->name), "%s", spv_stages[i].name);
+		snprintf(p->description, sizeof(p->description), "%s", spv_stages[i].description);
+		p->formats = spv_stages[i].formats;
+		p->defaultFormat = spv_stages[i].def_format == SPV_FMT_TEXT ? ZEX_SNAPSHOT_FORMAT_TEXT
+									     : ZEX_SNAPSHOT_FORMAT_BINARY;
+	}
+	return ZE_RESULT_SUCCESS;
+}
+
+/* The snapshot descriptors chained on a module descriptor, checked; *phBuilt set
+ * when the module is native (already built: the builder has no stages for it). */
+static ze_result_t snapshot_requests(const ze_module_desc_t *desc, zs_snapshot_req_t **out, uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (const ze_base_desc_t *e = desc->pNext; e; e = e->pNext) {
+		if (e->stype != ZEX_STRUCTURE_TYPE_MODULE_SNAPSHOT_EXP_DESC)
+			continue;
+		const zex_module_snapshot_exp_desc_t *d = (const zex_module_snapshot_exp_desc_t *)e;
+		ze_result_t r = ZE_RESULT_SUCCESS;
+		uint32_t fmt = 0;
+		if (!d->pfnCallback)
+			r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		else if (d->stage >= SPV_NSTAGES || (uint32_t)d->format > ZEX_SNAPSHOT_FORMAT_BINARY)
+			r = ZE_RESULT_ERROR_INVALID_ENUMERATION;
+		else if (!((fmt = d->format == ZEX_SNAPSHOT_FORMAT_DEFAULT ? spv_stages[d->stage].def_format
+									 : 1u << d->format) &
+			   spv_stages[d->stage].formats))
+			r = ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
+		else if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV)
+			r = ZE_RESULT_ERROR_NOT_AVAILABLE; /* a native module is already built */
+		zs_snapshot_req_t *t = r ? NULL : realloc(*out, (*n + 1) * sizeof(**out));
+		if (!r && !t)
+			r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		if (r) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return r;
+		}
+		*out = t;
+		t[(*n)++] = (zs_snapshot_req_t){d->stage,
+						fmt == SPV_FMT_TEXT ? ZEX_SNAPSHOT_FORMAT_TEXT : ZEX_SNAPSHOT_FORMAT_BINARY,
+						d->pfnCallback, d->pUserData};
+	}
+	return ZE_RESULT_SUCCESS;
+}
+
+static void snapshot_give(const zs_snapshot_req_t *reqs, uint32_t n, uint32_t stage, const void *data, size_t size)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (reqs[i].stage == stage && reqs[i].format == ZEX_SNAPSHOT_FORMAT_BINARY)
+			reqs[i].cb(reqs[i].user, stage, ZEX_SNAPSHOT_FORMAT_BINARY, size, data);
+}
+
+/* spv_compile_elf, delivering the snapshots of the stages from the translated
+ * SPIR-V on: the first IR stage asked for rides on the translation itself, each
+ * further one is captured by a translation of its own (the same input and
+ * options give the same code). */
+static int translate(const void *spirv, size_t size, spv_compile_options_t opt, const zs_snapshot_req_t *reqs,
+		     uint32_t n, uint8_t **elf, size_t *elf_size, char *err, size_t errlen)
+{
+	snapshot_give(reqs, n, SPV_STAGE_SPIRV_TRANSLATED, spirv, size);
+	spv_snapshot_t snap = {0};
+	int first_ir = -1;
+	for (uint32_t i = 0; i < n && first_ir < 0; i++)
+		if (reqs[i].stage >= SPV_STAGE_IR_LOWERED && reqs[i].stage <= SPV_STAGE_IR_ALLOCATED)
+			first_ir = (int)i;
+	if (first_ir >= 0) {
+		snap.stage = reqs[first_ir].stage;
+		opt.snapshot = &snap;
+	}
+	int rc = spv_compile_elf(spirv, size, &opt, elf, elf_size, err, errlen);
+	if (!rc && first_ir >= 0)
+		reqs[first_ir].cb(reqs[first_ir].user, snap.stage, ZEX_SNAPSHOT_FORMAT_TEXT, snap.size,
+				  snap.text ? snap.text : "");
+	free(snap.text);
+	if (rc)
+		return rc;
+	for (uint32_t i = (uint32_t)first_ir + 1; first_ir >= 0 && i < n; i++) {
+		if (reqs[i].stage < SPV_STAGE_IR_LOWERED || reqs[i].stage > SPV_STAGE_IR_ALLOCATED)
+			continue;
+		spv_snapshot_t s = {.stage = reqs[i].stage};
+		opt.snapshot = &s;
+		zm_module_t m;
+		char e2[256];
+		if (spv_compile(spirv, size, &opt, &m, e2, sizeof(e2)) == SPV_OK) {
+			reqs[i].cb(reqs[i].user, s.stage, ZEX_SNAPSHOT_FORMAT_TEXT, s.size, s.text ? s.text : "");
+			zm_module_free(&m);
+		}
+		free(s.text);
+	}
+	snapshot_give(reqs, n, SPV_STAGE_ZEISA, *elf, *elf_size);
+	for (uint32_t i = 0; i < n; i++) {
+		if (reqs[i].stage != SPV_STAGE_ZEISA || reqs[i].format != ZEX_SNAPSHOT_FORMAT_TEXT)
+			continue;
+		char *text;
+		size_t len;
+		char e2[256];
+		if (spv_disassemble(*elf, *elf_size, &text, &len, e2, sizeof(e2)) == SPV_OK) {
+			reqs[i].cb(reqs[i].user, SPV_STAGE_ZEISA, ZEX_SNAPSHOT_FORMAT_TEXT, len, text);
+			free(text);
+		}
+	}
+	return SPV_OK;
+}
+
 ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
 					const ze_module_desc_t *desc, ze_module_handle_t *phModule,
 					ze_module_build_log_handle_t *phBuildLog)
@@ -256,11 +388,21 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		if (e->stype == ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
 			return fail(phBuildLog, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
 				    "multi-input module programs are not supported: pass one native module");
+	zs_snapshot_req_t *snaps;
+	uint32_t nsnaps;
+	ze_result_t sr = snapshot_requests(desc, &snaps, &nsnaps);
+	if (sr == ZE_RESULT_ERROR_NOT_AVAILABLE)
+		return fail(phBuildLog, sr, "a program snapshot was requested of a native module, which is already "
+					    "built: the module builder's stages exist only for SPIR-V");
+	if (sr)
+		return sr;
 	zs_context_t *ctx = (zs_context_t *)hContext;
 	zs_device_t *dev = (zs_device_t *)hDevice;
 	zs_module_t *mod = calloc(1, sizeof(*mod));
-	if (!mod)
+	if (!mod) {
+		free(snaps);
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
 	mod->dev = dev;
 	ze_result_t r = ZE_RESULT_SUCCESS;
 	char why[1024] = "";
@@ -275,6 +417,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			.debug_lines = build_flag(desc->pBuildFlags, "-g"),
 			.no_unroll = build_flag(desc->pBuildFlags, "-fno-unroll-loops"),
 		};
+		snapshot_give(snaps, nsnaps, SPV_STAGE_SPIRV, desc->pInputModule, desc->inputSize);
 		spv_linkage_t lk;
 		int rc = spv_linkage(desc->pInputModule, desc->inputSize, &opt, &lk, err, sizeof(err));
 		uint8_t *compiled = NULL; /* SPIR-V translated to a ZE-ISA module (driver/spirv/) */
@@ -292,9 +435,12 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 				lk.kernels = NULL;
 				lk.nkernels = 0;
 				atomic_init(&mod->unlinked, true);
+				mod->snaps = snaps; /* the later stages happen at the link */
+				mod->nsnaps = nsnaps;
+				snaps = NULL;
 			} else if (lk.nkernels || !lk.nexports) {
-				rc = spv_compile_elf(desc->pInputModule, desc->inputSize, &opt, &compiled, &size, err,
-						     sizeof(err));
+				rc = translate(desc->pInputModule, desc->inputSize, opt, snaps, nsnaps, &compiled, &size,
+					       err, sizeof(err));
 			}
 			spv_linkage_free(&lk);
 		}
@@ -310,6 +456,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 	} else {
 		r = load_native(mod, desc->pInputModule, desc->inputSize, NULL, why, sizeof(why));
 	}
+	free(snaps);
 	atomic_init(&mod->refs, 1);
 	mod->ctx = ctx;
 	zs_context_ref(ctx);
@@ -413,7 +560,8 @@ static ze_result_t link_one(uint32_t n, ze_module_handle_t *list, uint32_t i, zs
 		const spv_compile_options_t opt = {.max_simd = mod->dev->info.max_simd, .debug_lines = mod->debug_lines};
 		uint8_t *elf = NULL;
 		size_t size = 0;
-		rc = spv_compile_elf(words, nwords * sizeof(uint32_t), &opt, &elf, &size, err, sizeof(err));
+		rc = translate(words, nwords * sizeof(uint32_t), opt, mod->snaps, mod->nsnaps, &elf, &size, err,
+			       sizeof(err));
 		if (rc) {
 			log_add(log, "phModules[%u]: SPIR-V module build failed after linking (word offsets of the linked "
 				"module): %s", i, err);

@@ -11,6 +11,7 @@
 #include <level_zero/ze_api.h>
 
 #include "zs/ze_module.h"
+#include "zs/zex_program_snapshot.h"
 #include "zs_context.h"
 #include "zs_os.h"
 
@@ -35,6 +36,10 @@ typedef struct zs_module {
 	char **entries;
 	uint32_t nentries;
 	int debug_lines; /* built with -g: so is the linked module */
+	/* Program snapshots requested at creation for stages reached at the link
+	 * (README.md, "Program snapshots"). */
+	struct zs_snapshot_req *snaps;
+	uint32_t nsnaps;
 	/* The data segment and the printf buffer (zs_printf.c), made at the
 	 * first kernel creation or global-pointer query. */
 	atomic_bool data_ready;
@@ -43,6 +48,10 @@ typedef struct zs_module {
 	uint32_t printf_size, printf_cursor, printf_dropped; /* under zs_printf.c's lock */
 	struct zs_module *printf_next;
 } zs_module_t;
+
+/* zexModuleGetSnapshotStagesExp (ZEX_experimental_program_snapshot). */
+ze_result_t ZE_APICALL zs_module_get_snapshot_stages(ze_driver_handle_t hDriver, uint32_t *pCount,
+						     zex_snapshot_stage_properties_t *pStages);
 
 typedef struct zs_build_log {
 	char *text;

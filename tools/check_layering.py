@@ -8,8 +8,9 @@ Sources under ROOT:
                       (<level_zero/...>), the uAPI ("uapi/zesim_drm.h" and its ioctl table
                       "uapi/zesim_ioctl_table.h"), the ISA / module / command / OA report
                       headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
-                      "zs/oa_report.h", "zs/oa_events.def") and
-                      its own headers (files of driver/);
+                      "zs/oa_report.h", "zs/oa_events.def"), the program-snapshot
+                      extension ("zs/zex_program_snapshot.h"), the ISA disassembler
+                      ("zdis.h", the zeisa snapshot's text) and its own headers (files of driver/);
   kmd_shim/kernel/    may not include a model or simulator header (model/, sim/, rtl/,
                       Verilator, SystemC): only system headers, its own, the uAPI and the
                       hardware interface's headers ("zs/hw_if.h", "zs/gpu_cmds.h",
@@ -29,7 +30,9 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
-             "zs/oa_report.h", "zs/oa_events.def"}
+             "zs/oa_report.h", "zs/oa_events.def",
+             # the program-snapshot extension's API, and the ISA disassembler its zeisa stage prints with
+             "zs/zex_program_snapshot.h", "zdis.h"}
 GENERATED = {"driver": {"spv_grammar.h", "zs_tracer_gen.h"}}  # the driver's own headers generated at build time
 PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
 KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",

@@ -2226,6 +2226,7 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 		dead_code(c);
 		common_subexpressions(c);
 	}
+	spv_snapshot_ir(c, SPV_STAGE_IR_LOOPS);
 	vector_loads(c);
 	dominators(c);
 	find_loops(c);
@@ -2246,6 +2247,7 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 	for (uint32_t r = 0; r < c->nrpo; r++)
 		terminator_code(c, &c->blk[c->rpo_list[r]]);
 	dead_code(c); /* conditions read from the flag directly */
+	spv_snapshot_ir(c, SPV_STAGE_IR_SCHEDULED);
 	linearize(c, &L, NULL);
 	if (allocate(c)) {
 		c->regalloc_failed = 1;
@@ -2258,6 +2260,7 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 		c->nout = 0;
 		linearize(c, &L, skip);
 	}
+	spv_snapshot_ir(c, SPV_STAGE_IR_ALLOCATED);
 	encode(c, k);
 	k->grf = c->grf_used > c->first_free_reg ? c->grf_used : c->first_free_reg;
 }

@@ -120,6 +120,8 @@ static void reset_kernel(spv_ctx_t *c)
 	c->slm_static = 0;
 	c->regalloc_failed = 0;
 	c->unrolled = 0;
+	free(c->snap_kernel);
+	c->snap_kernel = NULL;
 }
 
 static char *dup_cstr(spv_ctx_t *c, const char *s)
@@ -145,6 +147,7 @@ static int compile_kernel(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_
 	}
 	c->simd = simd;
 	spv_lower_kernel(c, e);
+	spv_snapshot_ir(c, SPV_STAGE_IR_LOWERED);
 	spv_backend(c, k);
 	k->simd = simd;
 	k->slm = c->slm_static;
@@ -181,6 +184,21 @@ static int compile_kernel(spv_ctx_t *c, const spv_entry_t *e, uint32_t simd, zm_
 }
 
 static void free_kernel(zm_kernel_t *k);
+
+/* The kept attempt's snapshot text, after the kernels before it. */
+static void snapshot_append(spv_ctx_t *c, const char *text)
+{
+	spv_snapshot_t *s = c->opt->snapshot;
+	const size_t n = strlen(text);
+	char *t = realloc(s->text, s->size + n + 1);
+	if (!t) {
+		c->oom = 1;
+		spv_fail(c, SPV_NO_WORD, "out of memory");
+	}
+	memcpy(t + s->size, text, n + 1);
+	s->text = t;
+	s->size += n;
+}
 
 /* At one SIMD width: with loops unrolled (unless the options say not to),
  * and again without when that ran out of registers. */
@@ -276,6 +294,8 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 			goto out;
 		}
 		k->name = dup_cstr(c, e->name);
+		if (c->snap_kernel)
+			snapshot_append(c, c->snap_kernel);
 		if (reqd_items)
 			memcpy(k->reqd_group, e->local_size, sizeof(k->reqd_group));
 		nk = i + 1;
@@ -307,6 +327,7 @@ out:
 		free(kernels);
 	}
 	arena_free(c);
+	free(c->snap_kernel);
 	free(c);
 	spv_free(&m);
 	return rc;

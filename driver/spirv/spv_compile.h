@@ -32,6 +32,38 @@
 #define SPV_PRINTF_DROPPED 8u  /* records that did not fit */
 #define SPV_PRINTF_HEADER 16u
 
+/* Program snapshots (driver/README.md, "Program snapshots"): the stages of the
+ * pipeline in order, what each captures and in which formats. */
+enum spv_stage {
+	SPV_STAGE_SPIRV,
+	SPV_STAGE_SPIRV_TRANSLATED,
+	SPV_STAGE_IR_LOWERED,
+	SPV_STAGE_IR_LOOPS,
+	SPV_STAGE_IR_SCHEDULED,
+	SPV_STAGE_IR_ALLOCATED,
+	SPV_STAGE_ZEISA,
+	SPV_NSTAGES
+};
+enum { SPV_FMT_TEXT = 1u << 1, SPV_FMT_BINARY = 1u << 2 }; /* bit (1 << format): default 0, text 1, binary 2 */
+typedef struct spv_stage_info {
+	const char *name, *description;
+	uint32_t formats;    /* SPV_FMT_* */
+	uint32_t def_format; /* one of them */
+} spv_stage_info_t;
+extern const spv_stage_info_t spv_stages[SPV_NSTAGES];
+int spv_stage_by_name(const char *name); /* -1 when unknown */
+
+/* A request to capture one IR stage (SPV_STAGE_IR_*) of every kernel: the
+ * compiler fills text (malloc'ed; the kernels in module order) and size. */
+typedef struct spv_snapshot {
+	uint32_t stage;
+	char *text;
+	size_t size;
+} spv_snapshot_t;
+
+/* A ZE-ISA ELF image as zesim-dis assembly (malloc'ed text), for the zeisa stage. */
+int spv_disassemble(const uint8_t *elf, size_t size, char **text, size_t *len, char *err, size_t errlen);
+
 typedef struct spv_compile_options {
 	uint32_t max_simd;               /* the device's widest SIMD: 8 or 16 */
 	uint32_t num_spec;               /* specialization constants (ze_module_constants_t) */
@@ -39,6 +71,7 @@ typedef struct spv_compile_options {
 	const void *const *spec_values;
 	int debug_lines;                 /* -g: a DWARF line table from the module's OpLine */
 	int no_unroll;                   /* -fno-unroll-loops: loops stay as written */
+	spv_snapshot_t *snapshot;        /* NULL, or an IR stage to capture */
 } spv_compile_options_t;
 
 enum { SPV_OK = 0, SPV_BUILD_FAILED = -1, SPV_NO_MEMORY = -2 };

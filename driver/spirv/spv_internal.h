@@ -254,6 +254,7 @@ struct spv_ctx {
 	uint32_t next_reg;         /* GRF of the `next` block variable */
 	uint32_t first_free_reg;
 	uint32_t grf_used;
+	char *snap_kernel;         /* this kernel's snapshot text (spv_snapshot.c), NULL */
 	inst_t *out;               /* final instruction list */
 	size_t nout, capout;
 };
@@ -265,7 +266,8 @@ void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 /* spv_backend.c */
 void spv_cfg(spv_ctx_t *c);  /* successors, predecessors, reachability, phi-edge splitting, RPO */
 int spv_pure_op(uint8_t op);  /* arithmetic without side effects (CSE, hoisting) */
-void spv_rpo(spv_ctx_t *c);  /* the reverse postorder again (c->rpo_list[0] stays the entry) */
+void spv_rpo(spv_ctx_t *c);
+void spv_snapshot_ir(spv_ctx_t *c, int stage); /* the IR now, if the options ask for this stage */  /* the reverse postorder again (c->rpo_list[0] stays the entry) */
 void spv_backend(spv_ctx_t *c, zm_kernel_t *k);
 
 /* spv_loops.c: single-block loops: invariant arithmetic hoisted, counted
