@@ -132,7 +132,8 @@ int main(int argc, char **argv)
 	ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
 	ze_event_handle_t ev;
 	CALL(zeEventCreate(pool, &ed, &ev));
-	zet_metric_streamer_desc_t sd = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 256, period_ns};
+	/* notify at 32768 reports (as pti-gpu's streamer): a 16 MiB buffer, seconds of reports. */
+	zet_metric_streamer_desc_t sd = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 32768, period_ns};
 	zet_metric_streamer_handle_t streamer;
 	CALL(zetMetricStreamerOpen(ctx, dev, group, &sd, ev, &streamer));
 	printf("ready\n");
@@ -155,7 +156,10 @@ int main(int argc, char **argv)
 			die("zeEventHostSynchronize", w);
 		if (w == ZE_RESULT_SUCCESS)
 			CALL(zeEventHostReset(ev));
-		for (;;) {  /* everything available now */
+		/* What is there now: the size query gives the most one read can return; a full
+		 * read may leave more, so read again, but at most a few times before looking
+		 * at standard input again (a stream may never run dry). */
+		for (int k = 0; k < 4; k++) {
 			size_t size = 0;
 			CALL(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, NULL));
 			if (!size)
@@ -168,13 +172,14 @@ int main(int argc, char **argv)
 					return 1;
 				}
 			}
+			const size_t asked = size;
 			ze_result_t r = zetMetricStreamerReadData(streamer, UINT32_MAX, &size, raw + raw_len);
 			if (r == ZE_RESULT_WARNING_DROPPED_DATA)
 				dropped = 1;
 			else if (r != ZE_RESULT_SUCCESS)
 				die("zetMetricStreamerReadData", r);
 			raw_len += size;
-			if (!size)
+			if (size < asked)
 				break;
 		}
 		if (now_s() - last >= 1.0) {

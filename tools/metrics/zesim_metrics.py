@@ -57,14 +57,18 @@ def plot(rows, names, out):
         return
     t = times(rows)
     pct = [n for n in ("GpuBusy", "EuActive", "EuStall", "EuThreadOccupancy") if n in names]
-    fig, ax = plt.subplots(figsize=(10, 4))
-    for n in pct:
-        ax.plot([x / 1e3 for x in t], [float(r[n]) for r in rows], label=n, drawstyle="steps-post")
-    ax.set_xlabel("time (us of GPU time)")
-    ax.set_ylabel("percent")
-    ax.set_ylim(0, 105)
-    ax.legend(loc="upper right")
-    ax.set_title("zesim metrics")
+    busy = [i for i, r in enumerate(rows) if "GpuBusy" in r and float(r["GpuBusy"]) > 0]
+    # The whole run, and (when the GPU was busy) the busy part with a few reports around it.
+    views = [(0, len(rows))] + ([(max(0, busy[0] - 5), min(len(rows), busy[-1] + 6))] if busy else [])
+    fig, axes = plt.subplots(len(views), 1, figsize=(10, 3.5 * len(views)), squeeze=False)
+    for ax, (a, b) in zip(axes[:, 0], views):
+        for n in pct:
+            ax.plot([x / 1e3 for x in t[a:b]], [float(r[n]) for r in rows[a:b]], label=n, drawstyle="steps-post")
+        ax.set_xlabel("time (us of GPU time)")
+        ax.set_ylabel("percent")
+        ax.set_ylim(0, 105)
+        ax.legend(loc="upper right")
+    axes[0, 0].set_title(f"zesim metrics: {len(rows)} reports" + (", below: the busy part" if busy else ""))
     fig.tight_layout()
     fig.savefig(out)
 
