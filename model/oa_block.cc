@@ -203,6 +203,8 @@ void OaBlock::feed(uint64_t to)
         fed_ = to;
         return;
     }
+    if (fold_ && feed_folded(to))
+        return;
     // EU spans as breaks within [fed_, to); what lies beyond `to` waits for the next feed.
     breaks_.clear();
     size_t keep = 0;
@@ -306,6 +308,66 @@ void OaBlock::feed(uint64_t to)
             segs_[kept++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
     segs_.resize(kept);
     fed_ = to;
+}
+
+// The lines of [fed_, to) as one clock, summed without walking the runs: when every sum
+// fits the block's 32-bit inputs (else false: feed() walks the runs and splits).
+bool OaBlock::feed_folded(uint64_t to)
+{
+    if (to - fed_ > 0xffffffffull)
+        return false;
+    uint64_t inc[ZS_OA_EVENT_LINES] = {}, ss[ZS_OA_MAX_SUBSLICES][3] = {};
+    for (const GtSeg &g : segs_) {
+        const uint64_t a = std::max(g.from, fed_), b = std::min(g.to, to);
+        if (a < b) {
+            inc[kGPU_BUSY] += g.busy ? b - a : 0;
+            inc[kTHREAD_CYCLES] += g.resident * (b - a);
+        }
+    }
+    for (const Span &sp : spans_) {
+        const uint64_t a = std::max(sp.from, fed_), b = std::min(sp.to, to);
+        if (a < b) {
+            inc[sp.holding ? kEU_STALL : kEU_IDLE] += b - a;
+            ss[std::min<uint32_t>(sp.ss, ZS_OA_MAX_SUBSLICES - 1)][sp.holding ? 1 : 2] += b - a;
+        }
+    }
+    size_t ei = 0;
+    for (; ei < events_.size() && events_[ei].cycle < to; ei++) {
+        const Bucket &b = events_[ei];
+        for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+            inc[k] += b.inc[k];
+        for (uint32_t k = 0; k < subslices_; k++)
+            ss[k][0] += b.ss_active[k];
+    }
+    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+        if (inc[k] > 0xffffffffull)
+            return false;
+    for (uint32_t k = 0; k < subslices_; k++)
+        for (unsigned j = 0; j < 3; j++)
+            if (ss[k][j] > 0xffffffffull)
+                return false;
+    OaIn in;
+    in.adv_cycles = uint32_t(to - fed_);
+    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+        in.inc[k] = uint32_t(inc[k]);
+    for (uint32_t k = 0; k < subslices_; k++)
+        for (unsigned j = 0; j < 3; j++)
+            in.ss_inc[k][j] = uint32_t(ss[k][j]);
+    // What lies beyond `to` waits for the next feed.
+    events_.erase(events_.begin(), events_.begin() + ptrdiff_t(ei));
+    size_t keep = 0;
+    for (const Span &sp : spans_)
+        if (sp.to > to)
+            spans_[keep++] = Span{std::max(sp.from, to), sp.to, sp.ss, sp.holding};
+    spans_.resize(keep);
+    keep = 0;
+    for (const GtSeg &g : segs_)
+        if (g.to > to)
+            segs_[keep++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
+    segs_.resize(keep);
+    fed_ = to;
+    clock(in, to);
+    return true;
 }
 
 // One clock with the runs folded since the last one: the cycles before `at`.

@@ -121,6 +121,7 @@ private:
     Bucket &bucket_slow(uint64_t cycle);
     bool enabled() const { return ctl_ & ZS_FIELD_MASK(OA_CTL, ENABLE); }
     void feed(uint64_t to);  // clock the lines of cycles [fed_, to)
+    bool feed_folded(uint64_t to);
     OaOut clock(OaIn &in, uint64_t cycle);
     void clock_pending(uint64_t at);
     void sync_now();         // deliver every line up to the present cycle
