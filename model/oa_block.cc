@@ -207,17 +207,13 @@ void OaBlock::feed(uint64_t to)
         return;
     // EU spans as breaks within [fed_, to); what lies beyond `to` waits for the next feed.
     breaks_.clear();
-    size_t keep = 0;
     for (const Span &sp : spans_) {
         const uint64_t a = std::max(sp.from, fed_), b = std::min(sp.to, to);
         if (a < b) {
             breaks_.push_back(Break{a, sp.ss, sp.holding, +1});
             breaks_.push_back(Break{b, sp.ss, sp.holding, -1});
         }
-        if (sp.to > to)
-            spans_[keep++] = Span{std::max(sp.from, to), sp.to, sp.ss, sp.holding};
     }
-    spans_.resize(keep);
     std::sort(breaks_.begin(), breaks_.end(), [](const Break &a, const Break &b) { return a.cycle < b.cycle; });
 
     int32_t stall[ZS_OA_MAX_SUBSLICES] = {}, idle[ZS_OA_MAX_SUBSLICES] = {};
@@ -300,14 +296,38 @@ void OaBlock::feed(uint64_t to)
             clock_pending(t);
     }
     clock_pending(to);
-    // Lines at or after `to` wait for the next feed.
-    events_.erase(events_.begin(), events_.begin() + ptrdiff_t(ei));
-    size_t kept = 0;
+    consume(to, ei);
+}
+
+// The lines before `to` are clocked: drop them (the first `events` buckets), keep what
+// lies beyond for the next feed.
+void OaBlock::consume(uint64_t to, size_t events)
+{
+    events_.erase(events_.begin(), events_.begin() + ptrdiff_t(events));
+    size_t keep = 0;
+    for (const Span &sp : spans_)
+        if (sp.to > to)
+            spans_[keep++] = Span{std::max(sp.from, to), sp.to, sp.ss, sp.holding};
+    spans_.resize(keep);
+    keep = 0;
     for (const GtSeg &g : segs_)
         if (g.to > to)
-            segs_[kept++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
-    segs_.resize(kept);
+            segs_[keep++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
+    segs_.resize(keep);
     fed_ = to;
+}
+
+// The block's inputs for `cycles` cycles with these (64-bit, fitting) totals.
+OaIn OaBlock::inputs(uint64_t cycles, const uint64_t *inc, const uint64_t (*ss)[3]) const
+{
+    OaIn in;
+    in.adv_cycles = uint32_t(cycles);
+    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
+        in.inc[k] = uint32_t(inc[k]);
+    for (uint32_t k = 0; k < subslices_; k++)
+        for (unsigned j = 0; j < 3; j++)
+            in.ss_inc[k][j] = uint32_t(ss[k][j]);
+    return in;
 }
 
 // The lines of [fed_, to) as one clock, summed without walking the runs: when every sum
@@ -346,26 +366,8 @@ bool OaBlock::feed_folded(uint64_t to)
         for (unsigned j = 0; j < 3; j++)
             if (ss[k][j] > 0xffffffffull)
                 return false;
-    OaIn in;
-    in.adv_cycles = uint32_t(to - fed_);
-    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
-        in.inc[k] = uint32_t(inc[k]);
-    for (uint32_t k = 0; k < subslices_; k++)
-        for (unsigned j = 0; j < 3; j++)
-            in.ss_inc[k][j] = uint32_t(ss[k][j]);
-    // What lies beyond `to` waits for the next feed.
-    events_.erase(events_.begin(), events_.begin() + ptrdiff_t(ei));
-    size_t keep = 0;
-    for (const Span &sp : spans_)
-        if (sp.to > to)
-            spans_[keep++] = Span{std::max(sp.from, to), sp.to, sp.ss, sp.holding};
-    spans_.resize(keep);
-    keep = 0;
-    for (const GtSeg &g : segs_)
-        if (g.to > to)
-            segs_[keep++] = GtSeg{std::max(g.from, to), g.to, g.resident, g.busy};
-    segs_.resize(keep);
-    fed_ = to;
+    OaIn in = inputs(to - fed_, inc, ss);
+    consume(to, ei);
     clock(in, to);
     return true;
 }
@@ -375,13 +377,7 @@ void OaBlock::clock_pending(uint64_t at)
 {
     if (!acc_cycles_)
         return;
-    OaIn in;
-    in.adv_cycles = uint32_t(acc_cycles_);
-    for (unsigned k = 0; k < ZS_OA_EVENT_LINES; k++)
-        in.inc[k] = uint32_t(acc_[k]);
-    for (uint32_t s = 0; s < subslices_; s++)
-        for (unsigned j = 0; j < 3; j++)
-            in.ss_inc[s][j] = uint32_t(acc_ss_[s][j]);
+    OaIn in = inputs(acc_cycles_, acc_, acc_ss_);
     acc_cycles_ = 0;
     std::memset(acc_, 0, sizeof acc_);
     std::memset(acc_ss_, 0, sizeof acc_ss_);

@@ -122,6 +122,8 @@ private:
     bool enabled() const { return ctl_ & ZS_FIELD_MASK(OA_CTL, ENABLE); }
     void feed(uint64_t to);  // clock the lines of cycles [fed_, to)
     bool feed_folded(uint64_t to);
+    void consume(uint64_t to, size_t events);
+    OaIn inputs(uint64_t cycles, const uint64_t *inc, const uint64_t (*ss)[3]) const;
     OaOut clock(OaIn &in, uint64_t cycle);
     void clock_pending(uint64_t at);
     void sync_now();         // deliver every line up to the present cycle
