@@ -23,6 +23,7 @@
 #include "zs_queue.h"
 #include "zs_tracer.h"
 #include "zs_tracer_gen.h"
+#include "zs_vmem.h"
 
 /* Any 1.x request is served; entries newer than the requested version stay
  * NULL, as the loader expects from a driver of that version. */
@@ -381,8 +382,36 @@ ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, 
 	return ZE_RESULT_SUCCESS;
 }
 
-/* Tables with no implemented entry: images, samplers, virtual and physical
- * memory, the experimental ze tables, the rest of zet (debug, instrumentation)
+ze_result_t ZE_APICALL zeGetPhysicalMemProcAddrTable(ze_api_version_t version, ze_physical_mem_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCreate = zs_physical_mem_create;
+	t->pfnDestroy = zs_physical_mem_destroy;
+	zs_tracer_wrap_PhysicalMem(t);
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze_virtual_mem_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnReserve = zs_virtual_mem_reserve;
+	t->pfnFree = zs_virtual_mem_free;
+	t->pfnQueryPageSize = zs_virtual_mem_query_page_size;
+	t->pfnMap = zs_virtual_mem_map;
+	t->pfnUnmap = zs_virtual_mem_unmap;
+	t->pfnSetAccessAttribute = zs_virtual_mem_set_access_attribute;
+	t->pfnGetAccessAttribute = zs_virtual_mem_get_access_attribute;
+	zs_tracer_wrap_VirtualMem(t);
+	return ZE_RESULT_SUCCESS;
+}
+
+/* Tables with no implemented entry: images, samplers, the experimental ze tables, the rest of zet (debug, instrumentation)
  * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
 	ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)                                              \
@@ -396,8 +425,6 @@ ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, 
 
 EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
 EMPTY_TABLE(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
-EMPTY_TABLE(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
-EMPTY_TABLE(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
 EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
 EMPTY_TABLE(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 EMPTY_TABLE(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)
