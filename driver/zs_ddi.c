@@ -178,6 +178,9 @@ ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_
 	memset(t, 0, sizeof(*t));
 	t->pfnCreate = zs_event_pool_create;
 	t->pfnDestroy = zs_event_pool_destroy;
+	t->pfnGetIpcHandle = zs_event_pool_get_ipc_handle;
+	t->pfnOpenIpcHandle = zs_event_pool_open_ipc_handle;
+	t->pfnCloseIpcHandle = zs_event_pool_close_ipc_handle;
 	zs_tracer_wrap_EventPool(t);
 	return ZE_RESULT_SUCCESS;
 }
@@ -263,6 +266,9 @@ ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dd
 	t->pfnFree = zs_mem_free;
 	t->pfnGetAllocProperties = zs_mem_get_alloc_properties;
 	t->pfnGetAddressRange = zs_mem_get_address_range;
+	t->pfnGetIpcHandle = zs_mem_get_ipc_handle;
+	t->pfnOpenIpcHandle = zs_mem_open_ipc_handle;
+	t->pfnCloseIpcHandle = zs_mem_close_ipc_handle;
 	if (SINCE(ZE_API_VERSION_1_3))
 		t->pfnFreeExt = zs_mem_free_ext;
 	zs_tracer_wrap_Mem(t);
