@@ -105,6 +105,21 @@ static int whole_mappings(const resv_t *r, uint64_t va, uint64_t size)
 	return covered == size;
 }
 
+int zs_vmem_range(const void *p, uint64_t n)
+{
+	const uint64_t va = (uintptr_t)p;
+	int r = 0;
+	pthread_mutex_lock(&lock);
+	for (const resv_t *x = resvs; x && !r; x = x->next) {
+		if (va >= x->base && va - x->base < x->size)
+			r = n <= x->size - (va - x->base) ? 1 : -1;
+		else if (va < x->base && n > x->base - va)
+			r = -1; /* starts before it and runs into it */
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
 ze_result_t ZE_APICALL zs_virtual_mem_reserve(ze_context_handle_t hContext, const void *pStart, size_t size,
 					      void **pptr)
 {

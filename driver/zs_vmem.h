@@ -11,6 +11,11 @@
  * sizes, mapping addresses, sizes and offsets are multiples of it. */
 #define ZS_VMEM_PAGE (64u << 10)
 
+/* Where [p, p + n) lies: 1 inside one reservation (device memory for commands:
+ * the GPU reaches it through the page tables, so the access attributes apply),
+ * 0 in none, -1 partly in one. */
+int zs_vmem_range(const void *p, uint64_t n);
+
 ze_result_t ZE_APICALL zs_virtual_mem_reserve(ze_context_handle_t hContext, const void *pStart, size_t size,
 					      void **pptr);
 ze_result_t ZE_APICALL zs_virtual_mem_free(ze_context_handle_t hContext, const void *ptr, size_t size);

@@ -31,6 +31,24 @@ static ze_result_t poke_on_fresh_queue(e2e_t *e, ze_kernel_handle_t poke, void *
 	return r;
 }
 
+/* Copy n bytes from src to dst on a fresh queue and list; the queue's result. */
+static ze_result_t copy_on_fresh_queue(e2e_t *e, void *dst, const void *src, size_t n)
+{
+	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+	ze_command_queue_handle_t q;
+	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
+	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+	ze_command_list_handle_t l;
+	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, &l));
+	CHECK(zeCommandListAppendMemoryCopy(l, dst, src, n, NULL, 0, NULL));
+	CHECK(zeCommandListClose(l));
+	CHECK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+	const ze_result_t r = zeCommandQueueSynchronize(q, 20000000000ull);
+	CHECK(zeCommandListDestroy(l));
+	CHECK(zeCommandQueueDestroy(q));
+	return r;
+}
+
 static void expect_access(e2e_t *e, const uint8_t *p, size_t size, ze_memory_access_attribute_t want,
 			  size_t want_size)
 {
@@ -97,6 +115,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		EXPECT(w[i] == 7, "w[%d] = %u after the kernel's write", i, w[i]);
 	EXPECT(w[8] == 0, "w[8] = %u: written past the kernel's 8 lanes", w[8]);
+	/* A copy into the range is the GPU's (device memory), and lands. */
+	uint32_t *src = e2e_alloc_shared(&e, 4096);
+	for (int i = 0; i < 1024; i++)
+		src[i] = 0xc0de0000u + (uint32_t)i;
+	CHECK(copy_on_fresh_queue(&e, w + 1024, src, 4096));
+	for (int i = 0; i < 1024; i++)
+		EXPECT(w[1024 + i] == src[i], "w[%d] = 0x%x after the copy", 1024 + i, w[1024 + i]);
 
 	/* Page 3: a second, read-only view of the object's second page. */
 	CHECK(zeVirtualMemMap(e.ctx, base + 3 * PAGE, PAGE, phys, PAGE, RO));
@@ -105,6 +130,11 @@ int main(int argc, char **argv)
 	EXPECT(view[0] == 7 && view[7] == 7, "the second view reads %u %u, not the physical page", view[0], view[7]);
 	CHECK_RESULT(ZE_RESULT_ERROR_DEVICE_LOST, poke_on_fresh_queue(&e, poke, (void *)(base + 3 * PAGE + 256)));
 	EXPECT(view[64] == 0, "a write through the read-only view landed (%u)", view[64]);
+	CHECK_RESULT(ZE_RESULT_ERROR_DEVICE_LOST, copy_on_fresh_queue(&e, (void *)(base + 3 * PAGE + 8192), src, 256));
+	EXPECT(view[2048] == 0, "a copy into the read-only view landed (0x%x)", view[2048]);
+	/* A range that runs out of the reservation is no memory a command may name. */
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+		     zeCommandListAppendMemoryCopy(e.list, base + 4 * PAGE - 16, src, 64, NULL, 0, NULL));
 
 	/* Read-only by attribute: the kernel's write faults, nothing lands. */
 	CHECK(zeVirtualMemSetAccessAttribute(e.ctx, base, 2 * PAGE, RO));
@@ -140,6 +170,7 @@ int main(int argc, char **argv)
 	CHECK(zePhysicalMemDestroy(e.ctx, phys));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zePhysicalMemDestroy(e.ctx, phys));
 
+	CHECK(zeMemFree(e.ctx, src));
 	CHECK(zeKernelDestroy(poke));
 	CHECK(zeModuleDestroy(m));
 	e2e_fini(&e);
