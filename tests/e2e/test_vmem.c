@@ -72,12 +72,22 @@ int main(int argc, char **argv)
 	CHECK(zeVirtualMemQueryPageSize(e.ctx, e.dev, 1000, &page));
 	EXPECT(page == PAGE, "page size %zu, want 64 KiB", page);
 
-	void *base_v = NULL;
-	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeVirtualMemReserve(e.ctx, NULL, 0, &base_v));
-	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeVirtualMemReserve(e.ctx, NULL, PAGE + 4096, &base_v));
-	CHECK(zeVirtualMemReserve(e.ctx, NULL, 4 * PAGE, &base_v));
+	/* pStart is a hint (the validation layer refuses NULL, which the spec's text allows). */
+	void *base_v = NULL, *hint = (void *)(uintptr_t)0x7e0000000000ull;
+	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeVirtualMemReserve(e.ctx, hint, 0, &base_v));
+	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeVirtualMemReserve(e.ctx, hint, PAGE + 4096, &base_v));
+	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+		     zeVirtualMemReserve(e.ctx, (uint8_t *)hint + 4096, PAGE, &base_v));
+	CHECK(zeVirtualMemReserve(e.ctx, hint, 4 * PAGE, &base_v));
 	uint8_t *base = base_v;
 	EXPECT(((uintptr_t)base & (PAGE - 1)) == 0, "reservation %p not page aligned", (void *)base);
+	/* The hint taken: another reservation there gets another range. */
+	void *other = NULL;
+	CHECK(zeVirtualMemReserve(e.ctx, base, PAGE, &other));
+	EXPECT(other != NULL && ((uintptr_t)other & (PAGE - 1)) == 0 &&
+		       ((uint8_t *)other + PAGE <= base || (uint8_t *)other >= base + 4 * PAGE),
+	       "second reservation %p overlaps the first %p", other, (void *)base);
+	CHECK(zeVirtualMemFree(e.ctx, other, PAGE));
 	expect_access(&e, base, 4 * PAGE, ZE_MEMORY_ACCESS_ATTRIBUTE_NONE, 4 * PAGE);
 
 	ze_physical_mem_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, .size = 4096};
