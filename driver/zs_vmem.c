@@ -9,8 +9,9 @@
  * binding at all) and gives the host the same view (mremap of the object's
  * pages to the reserved address, protected as the access attribute says), so
  * host operations on the range (copies by the CPU, zs_hostop.h) see what the
- * GPU sees.  Mappings are whole units: unmapping and changing the access of a
- * range act on the mappings it consists of, which it must cover exactly. */
+ * GPU sees.  Unmapping or changing the access of part of a mapping splits it
+ * (the KMD binds and unbinds whole bindings: the binding is replaced by one per
+ * part); every page of such a range must be mapped. */
 #define _GNU_SOURCE
 #include "zs_vmem.h"
 
@@ -90,17 +91,15 @@ static ze_result_t check_range(const void *ptr, size_t size)
 	return ZE_RESULT_SUCCESS;
 }
 
-/* Whether [va, va + size) consists exactly of whole mappings of r (no hole,
- * no mapping cut); caller holds the lock. */
-static int whole_mappings(const resv_t *r, uint64_t va, uint64_t size)
+/* Whether every page of [va, va + size) is mapped in r; caller holds the lock. */
+static int all_mapped(const resv_t *r, uint64_t va, uint64_t size)
 {
 	uint64_t covered = 0;
 	for (const vmap_t *m = r->maps; m; m = m->next) {
-		if (m->va + m->size <= va || m->va >= va + size)
-			continue;
-		if (m->va < va || m->va + m->size > va + size)
-			return 0;
-		covered += m->size;
+		const uint64_t lo = m->va > va ? m->va : va;
+		const uint64_t hi = m->va + m->size < va + size ? m->va + m->size : va + size;
+		if (lo < hi)
+			covered += hi - lo;
 	}
 	return covered == size;
 }
@@ -271,6 +270,50 @@ static void gpu_unbind(zs_os_t *os, const vmap_t *m)
 		zs_os_unbind(os, m->va, m->size);
 }
 
+/* Splits the mapping that holds `va` strictly inside it in two at `va`, so that
+ * a range ending there consists of whole mappings: the KMD's binding of it is
+ * replaced by one per half (it unbinds only whole bindings).  0 or -errno. */
+static int split_at(zs_os_t *os, resv_t *r, uint64_t va)
+{
+	vmap_t *m = r->maps;
+	while (m && !(m->va < va && va < m->va + m->size))
+		m = m->next;
+	if (!m)
+		return 0;
+	vmap_t *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = (vmap_t){va, m->va + m->size - va, m->offset + (va - m->va), m->pm, m->access, m->next};
+	gpu_unbind(os, m);
+	m->size = va - m->va;
+	int err = gpu_bind(os, m, m->access);
+	if (!err && (err = gpu_bind(os, n, n->access)))
+		gpu_unbind(os, m);
+	if (err) { /* back to one binding, or none at all if that fails too */
+		m->size += n->size;
+		free(n);
+		if (gpu_bind(os, m, m->access))
+			m->access = ZE_MEMORY_ACCESS_ATTRIBUTE_NONE;
+		mprotect((void *)(uintptr_t)m->va, m->size, prot_of(m->access));
+		return err;
+	}
+	m->next = n;
+	m->pm->maps++;
+	return 0;
+}
+
+/* Makes [va, va + size) a set of whole mappings of r, all its pages mapped:
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT for a page that is not mapped. */
+static ze_result_t whole_mappings(zs_context_t *ctx, resv_t *r, uint64_t va, uint64_t size)
+{
+	if (!all_mapped(r, va, size))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	int err = split_at(&ctx->dev->os, r, va);
+	if (!err)
+		err = split_at(&ctx->dev->os, r, va + size);
+	return err ? zs_device_result(ctx->dev, err) : ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL zs_virtual_mem_map(ze_context_handle_t hContext, const void *ptr, size_t size,
 					  ze_physical_mem_handle_t hPhysicalMemory, size_t offset,
 					  ze_memory_access_attribute_t access)
@@ -333,9 +376,10 @@ ze_result_t ZE_APICALL zs_virtual_mem_unmap(ze_context_handle_t hContext, const 
 	const uint64_t va = (uintptr_t)ptr;
 	pthread_mutex_lock(&lock);
 	resv_t *r = resv_of(ctx, va, size);
-	if (!r || !whole_mappings(r, va, size)) {
+	rc = r ? whole_mappings(ctx, r, va, size) : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	if (rc) {
 		pthread_mutex_unlock(&lock);
-		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		return rc;
 	}
 	for (vmap_t **pp = &r->maps; *pp;) {
 		vmap_t *m = *pp;
@@ -365,9 +409,10 @@ ze_result_t ZE_APICALL zs_virtual_mem_set_access_attribute(ze_context_handle_t h
 	const uint64_t va = (uintptr_t)ptr;
 	pthread_mutex_lock(&lock);
 	resv_t *r = resv_of(ctx, va, size);
-	if (!r || !whole_mappings(r, va, size)) {
+	rc = r ? whole_mappings(ctx, r, va, size) : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	if (rc) {
 		pthread_mutex_unlock(&lock);
-		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		return rc;
 	}
 	for (vmap_t *m = r->maps; m && !rc; m = m->next) {
 		if (m->va < va || m->va >= va + size || m->access == access)

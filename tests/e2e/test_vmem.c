@@ -116,7 +116,6 @@ int main(int argc, char **argv)
 	expect_access(&e, base + 2 * PAGE, 2 * PAGE, NONE, 2 * PAGE);
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemMap(e.ctx, base + PAGE, PAGE, phys, 0, RW));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemUnmap(e.ctx, base + 2 * PAGE, PAGE));
-	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemUnmap(e.ctx, base, PAGE)); /* cuts the mapping */
 	CHECK_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeVirtualMemUnmap(e.ctx, base, 4096));
 
 	/* The GPU writes through the reserved address; the host reads it there. */
@@ -161,13 +160,32 @@ int main(int argc, char **argv)
 	CHECK(poke_on_fresh_queue(&e, poke, w + 96));
 	for (int i = 32; i < 104; i++)
 		EXPECT(w[i] == (i >= 96 ? 7u : 0u), "w[%d] = %u after the faults and the last write", i, w[i]);
-	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemSetAccessAttribute(e.ctx, base, PAGE, RO));
+	/* Part of a mapping: page 1 read-only, page 0 stays read-write. */
+	CHECK(zeVirtualMemSetAccessAttribute(e.ctx, base + PAGE, PAGE, RO));
+	expect_access(&e, base, 4 * PAGE, RW, PAGE);
+	expect_access(&e, base + PAGE, 3 * PAGE, RO, PAGE);
+	uint32_t *w0 = (uint32_t *)base;
+	CHECK(poke_on_fresh_queue(&e, poke, w0));
+	EXPECT(w0[0] == 7 && w0[7] == 7, "page 0 reads %u %u after the kernel's write", w0[0], w0[7]);
+	CHECK_RESULT(ZE_RESULT_ERROR_DEVICE_LOST, poke_on_fresh_queue(&e, poke, w + 128));
+	EXPECT(w[128] == 0, "a write to the read-only part landed (%u)", w[128]);
+	/* Across both parts; a range with a page that is not mapped. */
+	CHECK(zeVirtualMemSetAccessAttribute(e.ctx, base, 2 * PAGE, RW));
+	expect_access(&e, base, 4 * PAGE, RW, 2 * PAGE);
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemSetAccessAttribute(e.ctx, base + PAGE, 2 * PAGE, RO));
 
 	/* Still mapped: neither the object nor the reservation can go. */
 	CHECK_RESULT(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, zePhysicalMemDestroy(e.ctx, phys));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemFree(e.ctx, base, 4 * PAGE));
 
-	CHECK(zeVirtualMemUnmap(e.ctx, base, 2 * PAGE));
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemUnmap(e.ctx, base + PAGE, 2 * PAGE));
+	/* Part of a mapping: page 0 goes, page 1 stays bound. */
+	CHECK(zeVirtualMemUnmap(e.ctx, base, PAGE));
+	expect_access(&e, base, 4 * PAGE, NONE, PAGE);
+	CHECK(poke_on_fresh_queue(&e, poke, w + 160));
+	EXPECT(w[160] == 7, "page 1 after page 0's unmap: %u", w[160]);
+	CHECK_RESULT(ZE_RESULT_ERROR_DEVICE_LOST, poke_on_fresh_queue(&e, poke, w0 + 64));
+	CHECK(zeVirtualMemUnmap(e.ctx, base + PAGE, PAGE));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemUnmap(e.ctx, base, 2 * PAGE));
 	CHECK(zeVirtualMemUnmap(e.ctx, base + 3 * PAGE, PAGE));
 	expect_access(&e, base, 4 * PAGE, NONE, 4 * PAGE);
