@@ -20,6 +20,7 @@
 #include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_printf.h"
+#include "zs_vmem.h"
 
 #define CL(h) ((zs_cmdlist_t *)(h))
 #define CHUNK_BYTES (64ull << 10) /* the KMD's physical allocation granule */
@@ -500,8 +501,8 @@ static bool device_range(const void *p, uint64_t n)
 
 static bool overlap(uint64_t a, uint64_t b, uint64_t n) { return a < b + n && b < a + n; }
 
-/* Memory a command may name: a range inside one allocation (the GPU reaches
- * it), or host memory of the process that no allocation holds (malloc,
+/* Memory a command may name: a range inside one allocation or one virtual
+ * memory reservation (the GPU reaches it), or host memory of the process that no allocation holds (malloc,
  * stack, static data, module globals: the CPU does that command, at its
  * place in the queue, zs_hostop.h).  A range that starts in an allocation
  * and runs past its end is neither. */
@@ -509,6 +510,9 @@ typedef enum mem_kind { MEM_DEVICE, MEM_HOST, MEM_BAD } mem_kind_t;
 
 static mem_kind_t mem_kind(const void *p, uint64_t n)
 {
+	const int v = zs_vmem_range(p, n); /* virtual memory: device memory */
+	if (v)
+		return v > 0 ? MEM_DEVICE : MEM_BAD;
 	if (!zs_memory_lookup(NULL, p, NULL))
 		return MEM_HOST;
 	return device_range(p, n) ? MEM_DEVICE : MEM_BAD;

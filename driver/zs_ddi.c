@@ -23,6 +23,7 @@
 #include "zs_queue.h"
 #include "zs_tracer.h"
 #include "zs_tracer_gen.h"
+#include "zs_vmem.h"
 
 /* Any 1.x request is served; entries newer than the requested version stay
  * NULL, as the loader expects from a driver of that version. */
@@ -177,6 +178,9 @@ ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_
 	memset(t, 0, sizeof(*t));
 	t->pfnCreate = zs_event_pool_create;
 	t->pfnDestroy = zs_event_pool_destroy;
+	t->pfnGetIpcHandle = zs_event_pool_get_ipc_handle;
+	t->pfnOpenIpcHandle = zs_event_pool_open_ipc_handle;
+	t->pfnCloseIpcHandle = zs_event_pool_close_ipc_handle;
 	zs_tracer_wrap_EventPool(t);
 	return ZE_RESULT_SUCCESS;
 }
@@ -262,6 +266,9 @@ ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dd
 	t->pfnFree = zs_mem_free;
 	t->pfnGetAllocProperties = zs_mem_get_alloc_properties;
 	t->pfnGetAddressRange = zs_mem_get_address_range;
+	t->pfnGetIpcHandle = zs_mem_get_ipc_handle;
+	t->pfnOpenIpcHandle = zs_mem_open_ipc_handle;
+	t->pfnCloseIpcHandle = zs_mem_close_ipc_handle;
 	if (SINCE(ZE_API_VERSION_1_3))
 		t->pfnFreeExt = zs_mem_free_ext;
 	zs_tracer_wrap_Mem(t);
@@ -381,8 +388,36 @@ ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, 
 	return ZE_RESULT_SUCCESS;
 }
 
-/* Tables with no implemented entry: images, samplers, virtual and physical
- * memory, the experimental ze tables, the rest of zet (debug, instrumentation)
+ze_result_t ZE_APICALL zeGetPhysicalMemProcAddrTable(ze_api_version_t version, ze_physical_mem_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnCreate = zs_physical_mem_create;
+	t->pfnDestroy = zs_physical_mem_destroy;
+	zs_tracer_wrap_PhysicalMem(t);
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze_virtual_mem_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnReserve = zs_virtual_mem_reserve;
+	t->pfnFree = zs_virtual_mem_free;
+	t->pfnQueryPageSize = zs_virtual_mem_query_page_size;
+	t->pfnMap = zs_virtual_mem_map;
+	t->pfnUnmap = zs_virtual_mem_unmap;
+	t->pfnSetAccessAttribute = zs_virtual_mem_set_access_attribute;
+	t->pfnGetAccessAttribute = zs_virtual_mem_get_access_attribute;
+	zs_tracer_wrap_VirtualMem(t);
+	return ZE_RESULT_SUCCESS;
+}
+
+/* Tables with no implemented entry: images, samplers, the experimental ze tables, the rest of zet (debug, instrumentation)
  * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
 	ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)                                              \
@@ -396,8 +431,6 @@ ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, 
 
 EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
 EMPTY_TABLE(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
-EMPTY_TABLE(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
-EMPTY_TABLE(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
 EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
 EMPTY_TABLE(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 EMPTY_TABLE(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)

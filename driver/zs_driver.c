@@ -240,7 +240,8 @@ ze_result_t ZE_APICALL zs_driver_get_ipc_properties(ze_driver_handle_t hDriver, 
 	ZS_CHECK_HANDLE(hDriver, ZS_T_DRIVER);
 	ZS_CHECK_PTR(p);
 	ZS_CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
-	p->flags = 0; /* no IPC: memory and event pools stay in the process */
+	/* Memory and event pools, as PRIME fds (driver/README.md "IPC"). */
+	p->flags = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
 	return ZE_RESULT_SUCCESS;
 }
 

@@ -2,8 +2,10 @@
 #include "zs_event.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zs_handle.h"
 #include "zs_printf.h"
@@ -17,6 +19,8 @@ static void pool_unref(zs_event_pool_t *p)
 {
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
+	if (p->ipc_fd >= 0)
+		close(p->ipc_fd);
 	zs_os_bo_destroy(&p->ctx->dev->os, &p->bo);
 	zs_context_unref(p->ctx);
 	free(p);
@@ -50,6 +54,7 @@ ze_result_t ZE_APICALL zs_event_pool_create(ze_context_handle_t hContext, const 
 	p->ctx = ctx;
 	p->flags = desc->flags;
 	p->count = desc->count;
+	p->ipc_fd = -1;
 	if (zs_handle_add(p, ZS_T_EVENT_POOL)) {
 		zs_os_bo_destroy(&ctx->dev->os, &p->bo);
 		free(p);
@@ -67,6 +72,83 @@ ze_result_t ZE_APICALL zs_event_pool_destroy(ze_event_pool_handle_t hEventPool)
 	/* Events still alive keep the memory until they are destroyed. */
 	pool_unref((zs_event_pool_t *)hEventPool);
 	return ZE_RESULT_SUCCESS;
+}
+
+/* ---- IPC (driver/README.md "IPC") ------------------------------------------------------------ */
+
+/* What a ze_ipc_event_pool_handle_t holds: the pool memory's PRIME fd first (passed
+ * as for memory), then a tag, the event count and the pool's flags. */
+typedef struct ipc_pool_data {
+	int32_t fd;
+	uint32_t magic;
+	uint32_t count;
+	uint32_t flags;
+} ipc_pool_data_t;
+#define IPC_POOL_MAGIC 0x4550495au /* "ZIPE" */
+
+ze_result_t ZE_APICALL zs_event_pool_get_ipc_handle(ze_event_pool_handle_t hEventPool,
+						    ze_ipc_event_pool_handle_t *phIpc)
+{
+	ZS_CHECK_HANDLE(hEventPool, ZS_T_EVENT_POOL);
+	ZS_CHECK_PTR(phIpc);
+	zs_event_pool_t *p = (zs_event_pool_t *)hEventPool;
+	if (!(p->flags & ZE_EVENT_POOL_FLAG_IPC))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* not created shareable */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	int rc = p->ipc_fd < 0 ? zs_os_bo_export(&p->ctx->dev->os, &p->bo, &p->ipc_fd) : 0;
+	const ipc_pool_data_t d = {p->ipc_fd, IPC_POOL_MAGIC, p->count, p->flags};
+	pthread_mutex_unlock(&lock);
+	if (rc)
+		return zs_device_result(p->ctx->dev, rc);
+	memset(phIpc, 0, sizeof(*phIpc));
+	memcpy(phIpc->data, &d, sizeof(d));
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zs_event_pool_open_ipc_handle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc,
+						     ze_event_pool_handle_t *phEventPool)
+{
+	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
+	ZS_CHECK_PTR(phEventPool);
+	ipc_pool_data_t d;
+	memcpy(&d, hIpc.data, sizeof(d));
+	if (d.magic != IPC_POOL_MAGIC || d.fd < 0 || !d.count)
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	zs_context_t *ctx = (zs_context_t *)hContext;
+	zs_event_pool_t *p = calloc(1, sizeof(*p));
+	if (!p)
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	int rc = zs_os_bo_import(&ctx->dev->os, d.fd, &p->bo);
+	if (rc || p->bo.size < (uint64_t)d.count * ZS_EVENT_STRIDE) {
+		if (!rc)
+			zs_os_bo_destroy(&ctx->dev->os, &p->bo);
+		free(p);
+		return !rc || rc == -EBADF || rc == -EINVAL ? ZE_RESULT_ERROR_INVALID_ARGUMENT
+							    : zs_device_result(ctx->dev, rc);
+	}
+	atomic_init(&p->refs, 1);
+	p->ctx = ctx;
+	p->flags = d.flags;
+	p->count = d.count;
+	p->ipc_fd = -1;
+	p->imported = true;
+	if (zs_handle_add(p, ZS_T_EVENT_POOL)) {
+		zs_os_bo_destroy(&ctx->dev->os, &p->bo);
+		free(p);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	zs_context_ref(ctx);
+	*phEventPool = (ze_event_pool_handle_t)p;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zs_event_pool_close_ipc_handle(ze_event_pool_handle_t hEventPool)
+{
+	ZS_CHECK_HANDLE(hEventPool, ZS_T_EVENT_POOL);
+	if (!((zs_event_pool_t *)hEventPool)->imported)
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* not opened from a handle: zeEventPoolDestroy */
+	return zs_event_pool_destroy(hEventPool);
 }
 
 static void clear(zs_event_t *e)
@@ -100,7 +182,8 @@ ze_result_t ZE_APICALL zs_event_create(ze_event_pool_handle_t hEventPool, const 
 		free(e);
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
-	clear(e);
+	if (!p->imported) /* an opened pool's events are the exporter's: their state stays */
+		clear(e);
 	atomic_fetch_add(&p->refs, 1);
 	*phEvent = (ze_event_handle_t)e;
 	return ZE_RESULT_SUCCESS;

@@ -24,6 +24,8 @@ typedef struct zs_event_pool {
 	ze_event_pool_flags_t flags;
 	uint32_t count;
 	zs_bo_t bo;
+	int ipc_fd;    /* the PRIME fd zeEventPoolGetIpcHandle gave, until the pool goes; -1: none */
+	bool imported; /* opened from another process's handle: its events' state is that pool's */
 } zs_event_pool_t;
 
 typedef struct zs_event {
@@ -48,6 +50,11 @@ ze_result_t ZE_APICALL zs_event_pool_create(ze_context_handle_t hContext, const 
 					    uint32_t numDevices, ze_device_handle_t *phDevices,
 					    ze_event_pool_handle_t *phEventPool);
 ze_result_t ZE_APICALL zs_event_pool_destroy(ze_event_pool_handle_t hEventPool);
+ze_result_t ZE_APICALL zs_event_pool_get_ipc_handle(ze_event_pool_handle_t hEventPool,
+						    ze_ipc_event_pool_handle_t *phIpc);
+ze_result_t ZE_APICALL zs_event_pool_open_ipc_handle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc,
+						     ze_event_pool_handle_t *phEventPool);
+ze_result_t ZE_APICALL zs_event_pool_close_ipc_handle(ze_event_pool_handle_t hEventPool);
 ze_result_t ZE_APICALL zs_event_create(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc,
 				       ze_event_handle_t *phEvent);
 ze_result_t ZE_APICALL zs_event_destroy(ze_event_handle_t hEvent);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zs_handle.h"
 #include "zs_queue.h"
@@ -14,6 +15,8 @@
 typedef struct alloc {
 	zs_bo_t bo;
 	zs_alloc_info_t info;
+	int ipc_fd;    /* the PRIME fd zeMemGetIpcHandle gave, until the free; -1: none */
+	bool imported; /* made by zeMemOpenIpcHandle: zeMemCloseIpcHandle frees it */
 } alloc_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,6 +59,29 @@ bool zs_memory_lookup(zs_context_t *ctx, const void *ptr, zs_alloc_info_t *out)
 	return ok;
 }
 
+/* Into the table (the lock is taken here); false when out of memory. */
+static bool insert(alloc_t *a)
+{
+	pthread_mutex_lock(&lock);
+	if (count == cap) {
+		size_t ncap = cap ? cap * 2 : 64;
+		alloc_t **nt = realloc(table, ncap * sizeof(*nt));
+		if (!nt) {
+			pthread_mutex_unlock(&lock);
+			return false;
+		}
+		table = nt;
+		cap = ncap;
+	}
+	a->info.id = next_id++;
+	size_t i = upper(a->info.base);
+	memmove(&table[i + 1], &table[i], (count - i) * sizeof(*table));
+	table[i] = a;
+	count++;
+	pthread_mutex_unlock(&lock);
+	return true;
+}
+
 static ze_result_t alloc_common(zs_context_t *ctx, zs_device_t *dev, ze_memory_type_t type, size_t size,
 				size_t alignment, void **pptr)
 {
@@ -77,25 +103,12 @@ static ze_result_t alloc_common(zs_context_t *ctx, zs_device_t *dev, ze_memory_t
 						      : zs_device_result(d, rc);
 	}
 	a->info = (zs_alloc_info_t){a->bo.ptr, size, type, 0, ctx, dev};
-	pthread_mutex_lock(&lock);
-	if (count == cap) {
-		size_t ncap = cap ? cap * 2 : 64;
-		alloc_t **nt = realloc(table, ncap * sizeof(*nt));
-		if (!nt) {
-			pthread_mutex_unlock(&lock);
-			zs_os_bo_destroy(&d->os, &a->bo);
-			free(a);
-			return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-		}
-		table = nt;
-		cap = ncap;
+	a->ipc_fd = -1;
+	if (!insert(a)) {
+		zs_os_bo_destroy(&d->os, &a->bo);
+		free(a);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
-	a->info.id = next_id++;
-	size_t i = upper(a->info.base);
-	memmove(&table[i + 1], &table[i], (count - i) * sizeof(*table));
-	table[i] = a;
-	count++;
-	pthread_mutex_unlock(&lock);
 	zs_context_ref(ctx);
 	*pptr = a->info.base;
 	return ZE_RESULT_SUCCESS;
@@ -180,6 +193,8 @@ static alloc_t *take(zs_context_t *ctx, const void *ptr)
 static void destroy(alloc_t *a)
 {
 	zs_context_t *ctx = a->info.ctx;
+	if (a->ipc_fd >= 0)
+		close(a->ipc_fd);
 	zs_os_bo_destroy(&ctx->dev->os, &a->bo);
 	free(a);
 	zs_context_unref(ctx);
@@ -274,5 +289,91 @@ ze_result_t ZE_APICALL zs_mem_get_address_range(ze_context_handle_t hContext, co
 		*pBase = a.base;
 	if (pSize)
 		*pSize = a.size;
+	return ZE_RESULT_SUCCESS;
+}
+
+/* ---- IPC (driver/README.md "IPC") ------------------------------------------------------------ */
+
+/* What a ze_ipc_mem_handle_t holds: the PRIME fd first (the int a program passes
+ * with SCM_RIGHTS and replaces with the number it received), then a tag. */
+typedef struct ipc_mem_data {
+	int32_t fd;
+	uint32_t magic;
+	uint64_t size;
+} ipc_mem_data_t;
+#define IPC_MEM_MAGIC 0x4d50495au /* "ZIPM" */
+
+ze_result_t ZE_APICALL zs_mem_get_ipc_handle(ze_context_handle_t hContext, const void *ptr,
+					     ze_ipc_mem_handle_t *pIpcHandle)
+{
+	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
+	ZS_CHECK_PTR(ptr);
+	ZS_CHECK_PTR(pIpcHandle);
+	zs_context_t *ctx = (zs_context_t *)hContext;
+	pthread_mutex_lock(&lock);
+	alloc_t *a = find_locked(ptr);
+	if (!a || a->info.ctx != ctx || a->info.base != ptr) {
+		pthread_mutex_unlock(&lock);
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* not the start of an allocation of this context */
+	}
+	/* One fd per allocation, however many handles are asked for: it stays
+	 * open (the handle is valid) until the allocation is freed. */
+	int rc = a->ipc_fd < 0 ? zs_os_bo_export(&ctx->dev->os, &a->bo, &a->ipc_fd) : 0;
+	ipc_mem_data_t d = {a->ipc_fd, IPC_MEM_MAGIC, a->info.size};
+	pthread_mutex_unlock(&lock);
+	if (rc)
+		return zs_device_result(ctx->dev, rc);
+	memset(pIpcHandle, 0, sizeof(*pIpcHandle));
+	memcpy(pIpcHandle->data, &d, sizeof(d));
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zs_mem_open_ipc_handle(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+					      ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
+{
+	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
+	ZS_CHECK_HANDLE(hDevice, ZS_T_DEVICE);
+	ZS_CHECK_PTR(pptr);
+	if (flags > 0x3)
+		return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+	ipc_mem_data_t d;
+	memcpy(&d, handle.data, sizeof(d));
+	if (d.magic != IPC_MEM_MAGIC || d.fd < 0 || !d.size)
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	zs_context_t *ctx = (zs_context_t *)hContext;
+	alloc_t *a = calloc(1, sizeof(*a));
+	if (!a)
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	int rc = zs_os_bo_import(&ctx->dev->os, d.fd, &a->bo);
+	if (rc) {
+		free(a);
+		/* No fd, or none of a live object (its allocation was freed). */
+		return rc == -EBADF || rc == -EINVAL ? ZE_RESULT_ERROR_INVALID_ARGUMENT : zs_device_result(ctx->dev, rc);
+	}
+	a->info = (zs_alloc_info_t){a->bo.ptr, d.size <= a->bo.size ? d.size : a->bo.size, ZE_MEMORY_TYPE_DEVICE, 0,
+				    ctx, (zs_device_t *)hDevice};
+	a->ipc_fd = -1;
+	a->imported = true;
+	if (!insert(a)) {
+		zs_os_bo_destroy(&ctx->dev->os, &a->bo);
+		free(a);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	zs_context_ref(ctx);
+	*pptr = a->info.base;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zs_mem_close_ipc_handle(ze_context_handle_t hContext, const void *ptr)
+{
+	ZS_CHECK_HANDLE(hContext, ZS_T_CONTEXT);
+	ZS_CHECK_PTR(ptr);
+	pthread_mutex_lock(&lock);
+	alloc_t *a = find_locked(ptr);
+	const bool ok = a && a->imported && a->info.base == ptr && a->info.ctx == (zs_context_t *)hContext;
+	pthread_mutex_unlock(&lock);
+	if (!ok || !(a = take((zs_context_t *)hContext, ptr)))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* not what zeMemOpenIpcHandle returned, or closed */
+	destroy(a);
 	return ZE_RESULT_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,6 +259,90 @@ void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo)
 	gem_close(os, bo->handle);
 	memset(bo, 0, sizeof(*bo));
 }
+
+int zs_os_bo_export(zs_os_t *os, const zs_bo_t *bo, int *fd)
+{
+	struct drm_zesim_prime_handle p = {.handle = bo->handle, .flags = ZESIM_PRIME_CLOEXEC | ZESIM_PRIME_RDWR};
+	int rc = xioctl(os, DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, &p);
+	if (!rc)
+		*fd = p.fd;
+	return rc;
+}
+
+int zs_os_bo_import(zs_os_t *os, int fd, zs_bo_t *bo)
+{
+	memset(bo, 0, sizeof(*bo));
+	struct drm_zesim_prime_handle p = {.fd = fd};
+	int rc = xioctl(os, DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, &p);
+	if (rc)
+		return rc;
+	/* The object's size is the fd's; its pages are mapped from the fd itself
+	 * (an imported handle has no mmap offset in this file, docs/uapi.md §4). */
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+		gem_close(os, p.handle);
+		return -EINVAL;
+	}
+	const uint64_t size = (uint64_t)st.st_size;
+	uint8_t *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rc = errno ? -errno : -ENOMEM;
+		gem_close(os, p.handle);
+		return rc;
+	}
+	if ((uintptr_t)map + size > VA_LIMIT ||
+	    (rc = vm_bind(os, ZESIM_VM_BIND_OP_MAP, p.handle, (uintptr_t)map, size))) {
+		munmap(map, size);
+		gem_close(os, p.handle);
+		return rc ? rc : -ENOMEM;
+	}
+	bo->handle = p.handle;
+	bo->size = size;
+	bo->ptr = map;
+	return 0;
+}
+
+int zs_os_gem_create(zs_os_t *os, uint64_t size, uint32_t *handle, uint8_t **host)
+{
+	struct drm_zesim_gem_create c = {.size = size, .placement = 1};
+	int rc = xioctl(os, DRM_IOCTL_ZESIM_GEM_CREATE, &c);
+	if (rc)
+		return rc;
+	struct drm_zesim_gem_mmap_offset mo = {.handle = c.handle};
+	if ((rc = xioctl(os, DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, &mo))) {
+		gem_close(os, c.handle);
+		return rc;
+	}
+	uint8_t *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, os->fd, (off_t)mo.offset);
+	if (map == MAP_FAILED) {
+		rc = errno ? -errno : -ENOMEM;
+		gem_close(os, c.handle);
+		return rc;
+	}
+	*handle = c.handle;
+	*host = map;
+	return 0;
+}
+
+void zs_os_gem_destroy(zs_os_t *os, uint32_t handle, uint8_t *host, uint64_t size)
+{
+	munmap(host, size);
+	gem_close(os, handle);
+}
+
+int zs_os_bind(zs_os_t *os, uint32_t handle, uint64_t obj_offset, uint64_t va, uint64_t range, int readonly)
+{
+	struct drm_zesim_vm_bind b = {.vm_id = os->vm_id, .num_binds = 1};
+	b.bind.obj = handle;
+	b.bind.obj_offset = obj_offset;
+	b.bind.range = range;
+	b.bind.addr = va;
+	b.bind.op = ZESIM_VM_BIND_OP_MAP;
+	b.bind.flags = readonly ? ZESIM_VM_BIND_FLAG_READONLY : 0;
+	return xioctl(os, DRM_IOCTL_ZESIM_VM_BIND, &b);
+}
+
+int zs_os_unbind(zs_os_t *os, uint64_t va, uint64_t range) { return vm_bind(os, ZESIM_VM_BIND_OP_UNMAP, 0, va, range); }
 
 int zs_os_queue_create(zs_os_t *os, uint32_t *id)
 {

@@ -56,6 +56,24 @@ int zs_os_engine_cycles(zs_os_t *os, uint64_t *gpu_ticks, uint64_t *cpu_ns);
 int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo);
 void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo);
 
+/* IPC (driver/README.md "IPC"): the object of `bo` as a PRIME fd (the caller
+ * owns it, close-on-exec); and the object an fd of another process names, bound
+ * in this VM at the address where it is now mapped into this process (same
+ * address for host and device, as every allocation).  Import: -EINVAL when the
+ * fd names no live GEM object of the device, -EBADF when it is no fd. */
+int zs_os_bo_export(zs_os_t *os, const zs_bo_t *bo, int *fd);
+int zs_os_bo_import(zs_os_t *os, int fd, zs_bo_t *bo);
+
+/* A GEM object that is not bound anywhere (virtual memory's physical memory,
+ * driver/README.md "Virtual memory"): created and mapped into the process at
+ * an address of the kernel's choosing, its host view. */
+int zs_os_gem_create(zs_os_t *os, uint64_t size, uint32_t *handle, uint8_t **host);
+void zs_os_gem_destroy(zs_os_t *os, uint32_t handle, uint8_t *host, uint64_t size);
+/* VM_BIND of [obj_offset, obj_offset + range) of a GEM object at `va`
+ * (read-only: GPU writes fault), or the unbinding of [va, va + range). */
+int zs_os_bind(zs_os_t *os, uint32_t handle, uint64_t obj_offset, uint64_t va, uint64_t range, int readonly);
+int zs_os_unbind(zs_os_t *os, uint64_t va, uint64_t range);
+
 int zs_os_queue_create(zs_os_t *os, uint32_t *id);
 void zs_os_queue_destroy(zs_os_t *os, uint32_t id);
 

@@ -54,6 +54,9 @@ struct Client {
     size_t out_off = 0;
     uint64_t out_pos = 0;
     std::deque<std::pair<uint64_t, int>> out_fds;
+    // fds the program sent (SCM_RIGHTS) for its next ioctl that takes one
+    // (PRIME_FD_TO_HANDLE, docs/uapi.md §12), oldest first; at most kMaxInFds.
+    std::deque<int> in_fds;
     bool want_out = false;   // EPOLLOUT is armed
     bool eof = false;        // the peer closed; drop once its requests are handled
     bool runnable = false;   // on the run list: a complete request may be waiting
@@ -212,6 +215,7 @@ constexpr size_t kReadChunk = 65536;
 // client and in all; over either, the client is dropped.  Part of the reserve.
 constexpr size_t kMaxQueuedFds = 16;
 constexpr size_t kMaxQueuedFdsTotal = 64;
+constexpr size_t kMaxInFds = 4;  // fds a program may send ahead of the ioctls that take them
 
 class Server {
 public:
@@ -538,11 +542,35 @@ public:
         if (!r.done())
             return send_text(c, kError, "malformed ioctl request");
         std::vector<uint8_t> a(arg, arg + arg_size);
+        // An ioctl that takes an fd (docs/uapi.md §12) gets the one the
+        // program sent with it, as an fd of this process; the program's own
+        // number goes back in the reply.
+        const zesim_ioctl_desc *desc = c.kfd ? nullptr : zesim_ioctl_find(cmd);
+        const uint32_t fd_flags = desc && arg_size == desc->arg_size ? desc->fd_flags : 0;
+        int32_t user_fd = -1, in_fd = -1;
+        if (fd_flags & ZESIM_IOCTL_FD_IN) {
+            std::memcpy(&user_fd, a.data() + desc->fd_field, 4);
+            if (!c.in_fds.empty()) {
+                in_fd = c.in_fds.front();
+                c.in_fds.pop_front();
+            }
+            std::memcpy(a.data() + desc->fd_field, &in_fd, 4);
+        }
         int ret = c.kfd ? zk_fd_ioctl(c.kfd, cmd, a.data(), arg_size, in, nin, out, nout)
                         : zk_ioctl(c.file, cmd, a.data(), arg_size, in, nin, out, nout);
         for (uint32_t i = 0; i < nout; i++)
             outs[i].resize(out[i].len);  // the bytes the KMD wrote
         int pass_fd = -1;
+        if (fd_flags & ZESIM_IOCTL_FD_IN) {
+            if (in_fd >= 0)
+                close(in_fd);
+            std::memcpy(a.data() + desc->fd_field, &user_fd, 4);
+        }
+        if (const int pf = zk_prime_take_fd(kmd_); pf >= 0 && ret == 0 && (fd_flags & ZESIM_IOCTL_FD_OUT)) {
+            pass_fd = fcntl(pf, F_DUPFD_CLOEXEC, 0);
+            if (pass_fd < 0)
+                ret = -EMFILE;
+        }
         if (zk_fd_t *nf = zk_fd_take_new(kmd_)) {
             if (ret == 0) {
                 ret = make_endpoint(nf, c.pid);
@@ -769,9 +797,30 @@ public:
     {
         uint8_t buf[kReadChunk];
         ssize_t n;
+        struct iovec iov = {buf, sizeof(buf)};
+        char ctrl[CMSG_SPACE(sizeof(int) * 4)];
+        struct msghdr mh = {};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = ctrl;
+        mh.msg_controllen = sizeof(ctrl);
         do
-            n = read(c.fd, buf, sizeof(buf));
+            n = recvmsg(c.fd, &mh, MSG_CMSG_CLOEXEC);
         while (n < 0 && errno == EINTR);
+        if (n > 0)
+            for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h)) {
+                if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+                    continue;
+                const size_t nfd = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < nfd; i++) {
+                    int f;
+                    std::memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+                    if (c.in_fds.size() < kMaxInFds && !c.kfd)
+                        c.in_fds.push_back(f);
+                    else
+                        close(f);  // more than an ioctl can use: dropped
+                }
+            }
         if (n > 0) {
             c.in.insert(c.in.end(), buf, buf + n);
         } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
@@ -986,6 +1035,9 @@ public:
         c.pending_wait.clear();
         for (auto &f : c.out_fds)
             close(f.second);
+        for (int f : c.in_fds)
+            close(f);
+        c.in_fds.clear();
         queued_fds_ -= c.out_fds.size();
         c.out_fds.clear();
         std::vector<uint8_t>().swap(c.out);

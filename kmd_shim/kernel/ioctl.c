@@ -24,6 +24,8 @@ static const struct {
 	{DRM_IOCTL_ZESIM_VM_DESTROY, zk_ioctl_vm_destroy},
 	{DRM_IOCTL_ZESIM_VM_BIND, zk_ioctl_vm_bind},
 	{DRM_IOCTL_ZESIM_GEM_CLOSE, zk_ioctl_gem_close},
+	{DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, zk_ioctl_prime_handle_to_fd},
+	{DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, zk_ioctl_prime_fd_to_handle},
 	{DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, zk_ioctl_exec_queue_create},
 	{DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, zk_ioctl_exec_queue_destroy},
 	{DRM_IOCTL_ZESIM_EXEC, zk_ioctl_exec},

@@ -48,6 +48,7 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 	}
 	k->free[0] = (extent_t){PHYS_RESERVED, k->phys_size - PHYS_RESERVED};
 	k->nfree = 1;
+	k->prime_fd = -1;
 	k->st.free_bytes = k->phys_size - PHYS_RESERVED;
 	k->job_timeout_ns = ZK_DEFAULT_JOB_TIMEOUT_MS * 1000000ull;
 	k->timeslice_cycles = ZK_DEFAULT_TIMESLICE_CYCLES;
@@ -122,6 +123,7 @@ void zk_close(zk_file_t *f)
 	for (uint32_t i = 0; i < f->bos.n; i++)
 		if (f->bos.slot[i])
 			zk_bo_unref(k, f->bos.slot[i]);
+	zk_bos_file_closed(k, f); /* objects other files imported outlive it */
 	free(f->queues.slot);
 	free(f->vms.slot);
 	free(f->bos.slot);

@@ -84,6 +84,12 @@ int zk_wait_check(zk_file_t *file, const void *arg);
  * unknown offset or a length beyond the object. */
 int zk_mmap_lookup(zk_file_t *file, uint64_t offset, uint64_t length, int *memfd);
 
+/* PRIME (docs/uapi.md §4): the fd the last PRIME_HANDLE_TO_FD gave (the object's
+ * memfd, still the KMD's: send a copy), once; -1 if none.  For PRIME_FD_TO_HANDLE
+ * the caller puts the fd it received with the request, an fd of its own process,
+ * in the argument's `fd` before zk_ioctl. */
+int zk_prime_take_fd(zk_kmd_t *kmd);
+
 /* Scheduler: retire finished jobs, submit the next; call after the device
  * has run and whenever a client changed something. */
 void zk_service(zk_kmd_t *kmd);

@@ -2,7 +2,7 @@
  * shares and the functions one file offers the others.  The KMD is laid out as the
  * Linux xe driver is, a file per feature:
  *   kmd.c    device and files: zk_create/destroy, zk_open/close, settings, statistics
- *   mem.c    physical memory, handles, GEM objects (GEM_CREATE, GEM_MMAP_OFFSET, GEM_CLOSE, mmap)
+ *   mem.c    physical memory, handles, GEM objects (GEM_CREATE, GEM_MMAP_OFFSET, GEM_CLOSE, mmap, PRIME)
  *   vm.c     VMs and page tables (VM_CREATE, VM_DESTROY, VM_BIND)
  *   exec.c   exec queues, jobs, the scheduler on the ring, faults, time slices, timeouts,
  *            user fences (EXEC_QUEUE_CREATE/DESTROY, EXEC, WAIT_USER_FENCE)
@@ -41,7 +41,9 @@ typedef struct zk_bo {
 	uint64_t size, pa;
 	int memfd;
 	uint64_t mmap_offset;
-	zk_file_t *owner; /* the file that created it, charged for it (limits) */
+	zk_file_t *owner; /* the file that created it, charged for it (limits); NULL once it closed */
+	uint64_t ino, dev; /* the memfd's identity: PRIME_FD_TO_HANDLE finds the object by it */
+	struct zk_bo *prev, *next; /* every live object of the device (zk_kmd_t.bos) */
 } zk_bo_t;
 
 typedef struct zk_mapping {
@@ -124,6 +126,8 @@ struct zk_kmd {
 	zk_limits_t limits;
 	uint32_t slices, subslices, eus, threads, core_mhz, ts_khz, slm_kb;
 	zk_fds_t fds; /* fd objects ioctls return (fds.c) */
+	zk_bo_t *bos;	  /* every live GEM object (PRIME import, owners that close) */
+	int prime_fd;	  /* the fd PRIME_HANDLE_TO_FD gives, until the daemon takes it (-1: none) */
 	struct zk_oa *oa; /* OA configs and the OA unit's stream (oa.c) */
 };
 
@@ -175,6 +179,9 @@ int zk_ioctl_exec_queue_destroy(ZK_IOCTL_ARGS);
 int zk_ioctl_gem_close(ZK_IOCTL_ARGS);
 int zk_ioctl_gem_create(ZK_IOCTL_ARGS);
 int zk_ioctl_gem_mmap_offset(ZK_IOCTL_ARGS);
+int zk_ioctl_prime_handle_to_fd(ZK_IOCTL_ARGS);
+int zk_ioctl_prime_fd_to_handle(ZK_IOCTL_ARGS);
+void zk_bos_file_closed(zk_kmd_t *k, zk_file_t *f);
 int zk_ioctl_version(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_bind(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_create(ZK_IOCTL_ARGS);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,8 +149,16 @@ void zk_bo_unref(zk_kmd_t *k, zk_bo_t *bo)
 	close(bo->memfd);
 	k->st.bos--;
 	k->st.bo_bytes -= bo->size;
-	bo->owner->nbos--;
-	bo->owner->bytes -= bo->size;
+	if (bo->owner) {
+		bo->owner->nbos--;
+		bo->owner->bytes -= bo->size;
+	}
+	if (bo->prev)
+		bo->prev->next = bo->next;
+	else
+		k->bos = bo->next;
+	if (bo->next)
+		bo->next->prev = bo->prev;
 	free(bo);
 }
 
@@ -190,6 +199,15 @@ int zk_ioctl_gem_create(ZK_IOCTL_ARGS)
 		free(bo);
 		return out_of_fds ? -EMFILE : -ENOMEM;
 	}
+	struct stat st;
+	if (fstat(bo->memfd, &st) == 0) {
+		bo->ino = st.st_ino;
+		bo->dev = st.st_dev;
+	}
+	bo->next = k->bos;
+	if (k->bos)
+		k->bos->prev = bo;
+	k->bos = bo;
 	bo->mmap_offset = f->next_mmap;
 	f->next_mmap += (bo->size + PAGE64K - 1) & ~(PAGE64K - 1);
 	k->st.bos++;
@@ -206,7 +224,7 @@ int zk_mmap_lookup(zk_file_t *f, uint64_t offset, uint64_t length, int *memfd)
 {
 	for (uint32_t i = 0; i < f->bos.n; i++) {
 		zk_bo_t *bo = f->bos.slot[i];
-		if (bo && bo->mmap_offset == offset) {
+		if (bo && bo->owner == f && bo->mmap_offset == offset) {
 			if (!length || length > bo->size)
 				return -EINVAL;
 			*memfd = bo->memfd;
@@ -224,6 +242,8 @@ int zk_ioctl_gem_mmap_offset(ZK_IOCTL_ARGS)
 	zk_bo_t *bo = zk_handle_get(&f->bos, m->handle);
 	if (!bo)
 		return -ENOENT;
+	if (bo->owner != f)
+		return -EINVAL; /* imported (PRIME): mmap the object's fd itself */
 	m->offset = bo->mmap_offset;
 	return 0;
 }
@@ -239,4 +259,61 @@ int zk_ioctl_gem_close(ZK_IOCTL_ARGS)
 		return -ENOENT;
 	zk_bo_unref(k, bo);
 	return 0;
+}
+
+int zk_ioctl_prime_handle_to_fd(ZK_IOCTL_ARGS)
+{
+	struct drm_zesim_prime_handle *p = arg;
+	if (p->flags & ~(ZESIM_PRIME_CLOEXEC | ZESIM_PRIME_RDWR))
+		return -EINVAL;
+	zk_bo_t *bo = zk_handle_get(&f->bos, p->handle);
+	if (!bo)
+		return -ENOENT;
+	/* The object's memfd: the daemon sends a copy with the reply, whose number
+	 * in the caller's process replaces this one. */
+	f->kmd->prime_fd = bo->memfd;
+	p->fd = -1;
+	return 0;
+}
+
+int zk_prime_take_fd(zk_kmd_t *k)
+{
+	const int fd = k->prime_fd;
+	k->prime_fd = -1;
+	return fd;
+}
+
+int zk_ioctl_prime_fd_to_handle(ZK_IOCTL_ARGS)
+{
+	struct drm_zesim_prime_handle *p = arg;
+	zk_kmd_t *k = f->kmd;
+	if (p->flags)
+		return -EINVAL;
+	struct stat st;
+	if (p->fd < 0 || fstat(p->fd, &st) != 0)
+		return -EBADF;
+	zk_bo_t *bo = k->bos;
+	while (bo && !(bo->ino == (uint64_t)st.st_ino && bo->dev == (uint64_t)st.st_dev))
+		bo = bo->next;
+	if (!bo)
+		return -EINVAL; /* not a GEM object's fd, or its object was freed */
+	/* One handle per object and file, as on Linux: an object imported twice
+	 * (or into the file that made it) gives the handle it already has. */
+	for (uint32_t i = 0; i < f->bos.n; i++)
+		if (f->bos.slot[i] == bo) {
+			p->handle = i + 1;
+			return 0;
+		}
+	int rc = zk_handle_add(&f->bos, bo, &p->handle);
+	if (rc)
+		return rc;
+	bo->refs++;
+	return 0;
+}
+
+void zk_bos_file_closed(zk_kmd_t *k, zk_file_t *f)
+{
+	for (zk_bo_t *bo = k->bos; bo; bo = bo->next)
+		if (bo->owner == f)
+			bo->owner = NULL;
 }

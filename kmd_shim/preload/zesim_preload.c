@@ -440,8 +440,45 @@ static int drain_owed(int fd, conn_t *c, uint64_t wait_end)
  * then plus the grace (none while the daemon is late).  Returns the reply
  * type, -ETIME (the reply is then owed: later requests drop it first) or
  * -EIO (the daemon is gone or out of step; the connection stays broken). */
+static int transact_fd(int fd, conn_t *c, uint32_t type, const void *payload, uint32_t len, uint8_t **out,
+		       uint32_t *out_len, int *rfd, uint64_t wait_end, int send_fd);
+
 static int transact(int fd, conn_t *c, uint32_t type, const void *payload, uint32_t len, uint8_t **out,
 		    uint32_t *out_len, int *rfd, uint64_t wait_end)
+{
+	return transact_fd(fd, c, type, payload, len, out, out_len, rfd, wait_end, -1);
+}
+
+/* The first bytes of buf with `pass` attached (SCM_RIGHTS), then the rest. */
+static int send_all_fd(int fd, const void *buf, size_t n, int pass)
+{
+	if (pass < 0)
+		return send_all(fd, buf, n);
+	struct iovec iov = {(void *)buf, n};
+	char ctrl[CMSG_SPACE(sizeof(int))];
+	memset(ctrl, 0, sizeof(ctrl));
+	struct msghdr mh = {0};
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctrl;
+	mh.msg_controllen = sizeof(ctrl);
+	struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &pass, sizeof(int));
+	ssize_t k;
+	do
+		k = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (k < 0 && errno == EINTR);
+	if (k <= 0)
+		return -1;
+	return send_all(fd, (const uint8_t *)buf + k, n - (size_t)k);
+}
+
+/* As transact, with `send_fd` (if >= 0) travelling with the request. */
+static int transact_fd(int fd, conn_t *c, uint32_t type, const void *payload, uint32_t len, uint8_t **out,
+		       uint32_t *out_len, int *rfd, uint64_t wait_end, int send_fd)
 {
 	*out = NULL;
 	int rc = drain_owed(fd, c, wait_end);
@@ -456,9 +493,9 @@ static int transact(int fd, conn_t *c, uint32_t type, const void *payload, uint3
 	if (len <= sizeof(small) - sizeof(hdr)) {
 		memcpy(small, hdr, sizeof(hdr));
 		memcpy(small + sizeof(hdr), payload, len);
-		sent = send_all(fd, small, sizeof(hdr) + len) == 0;
+		sent = send_all_fd(fd, small, sizeof(hdr) + len, send_fd) == 0;
 	} else {
-		sent = send_all(fd, hdr, sizeof(hdr)) == 0 && send_all(fd, payload, len) == 0;
+		sent = send_all_fd(fd, hdr, sizeof(hdr), send_fd) == 0 && send_all(fd, payload, len) == 0;
 	}
 	if (!sent) {
 		c->broken = 1; /* EPIPE, ECONNRESET: the daemon is gone */
@@ -915,6 +952,15 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 		return -EINVAL;
 	if (size && copy_in(arg, (uintptr_t)argp, size))
 		return -EFAULT;
+	/* An ioctl that carries an fd (PRIME, docs/uapi.md §12). */
+	const struct zesim_ioctl_desc *fdd = c->secondary ? NULL : zesim_ioctl_find(cmd);
+	const uint32_t fd_flags = fdd && fdd->arg_size == size ? fdd->fd_flags : 0;
+	int send_fd = -1;
+	if (fd_flags & ZESIM_IOCTL_FD_IN) {
+		memcpy(&send_fd, arg + fdd->fd_field, sizeof(send_fd));
+		if (send_fd < 0 || real_fcntl(send_fd, F_GETFD) < 0)
+			return -EBADF;
+	}
 	blob_t b[4];
 	unsigned nb = 0;
 	int rc = c->secondary ? 0 : blobs_for(cmd, arg, b, &nb);
@@ -982,7 +1028,7 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 		}
 	}
 	if (t == 0 && !c->secondary) {
-		t = transact(fd, c, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, &newfd, wait_end);
+		t = transact_fd(fd, c, W_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, &newfd, wait_end, send_fd);
 		pthread_mutex_unlock(&c->lock);
 	}
 	free(req);
@@ -1003,6 +1049,19 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	if (asz != size || rlen < 8 + asz + 4) {
 		rc = -EIO;
 	} else {
+		if (fd_flags & ZESIM_IOCTL_FD_OUT) {
+			/* The fd came with the reply: a plain file of this process
+			 * (no secondary fd), its number in the argument. */
+			if (ret == 0 && newfd < 0)
+				rc = -EIO;
+			if (ret == 0 && newfd >= 0) {
+				uint32_t flags;
+				memcpy(&flags, rep + 8 + offsetof(struct drm_zesim_prime_handle, flags), sizeof(flags));
+				if (!(flags & ZESIM_PRIME_CLOEXEC))
+					real_fcntl(newfd, F_SETFD, 0);
+				memcpy(rep + 8 + fdd->fd_field, &newfd, sizeof(newfd));
+			}
+		}
 		if ((_IOC_DIR(cmd) & _IOC_READ) && copy_out((uintptr_t)argp, q, size))
 			rc = -EFAULT;
 		q += size;
@@ -1028,6 +1087,11 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 		}
 	}
 	free(rep);
+	if (newfd >= 0 && (fd_flags & ZESIM_IOCTL_FD_OUT)) {
+		if (rc || ret)
+			real_close(newfd);
+		return rc ? rc : ret;
+	}
 	if (newfd >= 0) {
 		/* The ioctl made a secondary fd: it is the call's result. */
 		if (rc || ret || track_secondary(newfd)) {

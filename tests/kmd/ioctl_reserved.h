@@ -23,6 +23,7 @@ union zesim_ioctl_arg {
 	struct drm_zesim_gem_create gc;
 	struct drm_zesim_gem_mmap_offset mo;
 	struct drm_zesim_gem_close cl;
+	struct drm_zesim_prime_handle ph;
 	struct drm_zesim_vm_create vc;
 	struct drm_zesim_vm_destroy vd;
 	struct drm_zesim_vm_bind vb;
@@ -76,6 +77,8 @@ static const struct zesim_rsv zesim_rsv_fields[] = {
 	RSV(DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, RSV_ARG, drm_zesim_gem_mmap_offset, reserved),
 
 	RSV(DRM_IOCTL_ZESIM_GEM_CLOSE, RSV_ARG, drm_zesim_gem_close, pad),
+
+	RSV(DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, RSV_ARG, drm_zesim_prime_handle, flags),
 
 	RSV(DRM_IOCTL_ZESIM_VM_CREATE, RSV_ARG, drm_zesim_vm_create, extensions),
 	RSV(DRM_IOCTL_ZESIM_VM_CREATE, RSV_ARG, drm_zesim_vm_create, flags),
@@ -133,7 +136,9 @@ static const struct zesim_rsv zesim_rsv_fields[] = {
 #define ZESIM_NR_RSV (sizeof(zesim_rsv_fields) / sizeof(zesim_rsv_fields[0]))
 
 /* Ioctls whose arguments have no must-be-zero field. */
-static const unsigned long zesim_no_reserved[] = {DRM_IOCTL_ZESIM_VERSION, DRM_IOCTL_ZESIM_TEST_FD_PRODUCE};
+/* PRIME_HANDLE_TO_FD: its flags word has defined bits (CLOEXEC, RDWR), no field must be 0. */
+static const unsigned long zesim_no_reserved[] = {DRM_IOCTL_ZESIM_VERSION, DRM_IOCTL_ZESIM_TEST_FD_PRODUCE,
+						  DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD};
 
 static inline int zesim_rsv_nonzero(const void *p, size_t off, size_t size)
 {

@@ -68,14 +68,19 @@ static const unsigned long cmds[] = {
 	DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, DRM_IOCTL_ZESIM_GEM_CLOSE, DRM_IOCTL_ZESIM_VM_CREATE,
 	DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
 	DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE,
-	DRM_IOCTL_ZESIM_OBSERVATION,
+	DRM_IOCTL_ZESIM_OBSERVATION, DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE,
 };
+
+/* The last fd PRIME_HANDLE_TO_FD gave (the KMD's own memfd, this is its process:
+ * closed by the KMD when its object goes, the number perhaps reused since). */
+static int prime_fd = -1;
 
 static int allowed(int rc)
 {
 	return rc == 0 || rc == ZK_PENDING || rc == -EINVAL || rc == -ENOENT || rc == -ENOMEM || rc == -EFAULT ||
 	       rc == -EEXIST || rc == -ENOTTY || rc == -ECANCELED || rc == -ENOSPC || rc == -EIO ||
-	       rc == -EMFILE || rc == -E2BIG || rc == -EADDRINUSE || rc == -EBUSY || (rc > 0 && rc < 1000000);
+	       rc == -EMFILE || rc == -E2BIG || rc == -EADDRINUSE || rc == -EBUSY || rc == -EBADF ||
+	       (rc > 0 && rc < 1000000);
 	/* rc > 0: an OA config id (OBSERVATION ADD_CONFIG) */
 }
 
@@ -257,6 +262,14 @@ static int one_ioctl(zk_file_t *f)
 	case DRM_IOCTL_ZESIM_GEM_CLOSE:
 		a.cl.handle = (uint32_t)handle();
 		break;
+	case DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD:
+		a.ph.handle = (uint32_t)handle();
+		a.ph.flags = (uint32_t)val(ZESIM_PRIME_CLOEXEC | ZESIM_PRIME_RDWR);
+		break;
+	case DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE:
+		a.ph.fd = rnd() % 4 ? prime_fd : (int32_t)val(rnd() % 64);
+		a.ph.flags = (uint32_t)val(0);
+		break;
 	case DRM_IOCTL_ZESIM_VM_CREATE:
 		break;
 	case DRM_IOCTL_ZESIM_VM_DESTROY:
@@ -412,6 +425,9 @@ static int one_ioctl(zk_file_t *f)
 	zk_fd_t *nf = zk_fd_take_new(f_kmd);
 	if (nf && rnd() % 8)
 		zk_fd_close(nf);
+	const int pf = zk_prime_take_fd(f_kmd); /* as the daemon takes it */
+	if (pf >= 0)
+		prime_fd = pf;
 	if (!allowed(rc)) {
 		fprintf(stderr, "kmd_fuzz: ioctl 0x%lx returned %d\n", cmd, rc);
 		abort();

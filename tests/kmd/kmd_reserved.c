@@ -43,6 +43,7 @@ static zk_kmd_t *k;
 typedef struct env {
 	zk_file_t *f;
 	uint32_t vm, bo_mapped, bo_free, queue;
+	int memfd; /* bo_free's memfd (the KMD's own fd, this is its process): a PRIME fd */
 } env_t;
 
 static int io(zk_file_t *f, unsigned long cmd, void *arg, const zk_blob_t *in, unsigned nin)
@@ -52,7 +53,7 @@ static int io(zk_file_t *f, unsigned long cmd, void *arg, const zk_blob_t *in, u
 
 static env_t env_open(void)
 {
-	env_t e = {zk_open(k, 4242), 0, 0, 0, 0};
+	env_t e = {zk_open(k, 4242), 0, 0, 0, 0, -1};
 	EXPECT(e.f, "zk_open");
 	struct drm_zesim_vm_create vc = {0};
 	EXPECT(io(e.f, DRM_IOCTL_ZESIM_VM_CREATE, &vc, NULL, 0) == 0, "VM_CREATE");
@@ -63,6 +64,9 @@ static env_t env_open(void)
 	g = (struct drm_zesim_gem_create){.size = 65536, .placement = 1};
 	EXPECT(io(e.f, DRM_IOCTL_ZESIM_GEM_CREATE, &g, NULL, 0) == 0, "GEM_CREATE");
 	e.bo_free = g.handle;
+	struct drm_zesim_gem_mmap_offset mo = {.handle = e.bo_free};
+	EXPECT(io(e.f, DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, &mo, NULL, 0) == 0, "GEM_MMAP_OFFSET");
+	EXPECT(zk_mmap_lookup(e.f, mo.offset, 65536, &e.memfd) == 0, "the memfd of a GEM object");
 	struct drm_zesim_vm_bind b = {.vm_id = e.vm, .num_binds = 1};
 	b.bind = (struct drm_zesim_vm_bind_op){.obj = e.bo_mapped, .range = 4096, .addr = BATCH_VA,
 					       .op = ZESIM_VM_BIND_OP_MAP};
@@ -106,7 +110,7 @@ static struct drm_zesim_sync sync_at(uint64_t addr, uint64_t v)
 enum {
 	V_QUERY_SIZE, V_QUERY_CYCLES, V_GEM_CREATE, V_MMAP, V_GEM_CLOSE, V_VM_CREATE, V_VM_DESTROY, V_BIND_ONE,
 	V_BIND_MANY, V_QUEUE_CREATE, V_QUEUE_DESTROY, V_EXEC, V_WAIT, V_TESTFD_OPEN, V_OBS_OPEN, V_OBS_ADD,
-	V_OBS_REMOVE, NVARIANTS
+	V_OBS_REMOVE, V_PRIME_IMPORT, NVARIANTS
 };
 
 static void build(int v, const env_t *e, call_t *c)
@@ -227,6 +231,10 @@ static void build(int v, const env_t *e, call_t *c)
 		add_in(c, regs, sizeof(regs));
 		break;
 	}
+	case V_PRIME_IMPORT:
+		c->cmd = DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, c->variant = "an object of the file";
+		c->a.ph.fd = e->memfd;
+		break;
 	case V_OBS_REMOVE: {
 		c->cmd = DRM_IOCTL_ZESIM_OBSERVATION, c->variant = "REMOVE_CONFIG";
 		c->a.obs.observation_op = ZESIM_OBSERVATION_OP_REMOVE_CONFIG, c->a.obs.param = 0x8000;

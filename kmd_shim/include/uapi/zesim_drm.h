@@ -175,6 +175,20 @@ struct drm_zesim_gem_close {
 	__u32 pad;
 };
 
+/* PRIME (DRM core ioctls, the layout of Linux's struct drm_prime_handle): a GEM
+ * object as a file descriptor another process (or DRM file) can import.  The fd
+ * is the object's memfd (docs/uapi.md §4): it can be passed with SCM_RIGHTS and
+ * mmap'ed directly; PRIME_FD_TO_HANDLE in any DRM file of the device gives a
+ * handle to the same object. */
+#define ZESIM_PRIME_CLOEXEC 02000000u /* O_CLOEXEC, as DRM_CLOEXEC */
+#define ZESIM_PRIME_RDWR 02u	      /* O_RDWR, as DRM_RDWR */
+
+struct drm_zesim_prime_handle {
+	__u32 handle; /* HANDLE_TO_FD: in; FD_TO_HANDLE: out */
+	__u32 flags;  /* HANDLE_TO_FD: ZESIM_PRIME_CLOEXEC | ZESIM_PRIME_RDWR; FD_TO_HANDLE: 0 */
+	__s32 fd;     /* HANDLE_TO_FD: out; FD_TO_HANDLE: in */
+};
+
 /* ---- VM --------------------------------------------------------------------- */
 
 struct drm_zesim_vm_create {
@@ -422,6 +436,9 @@ struct drm_zesim_version {
 #define DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET ZESIM_IOWR(ZESIM_DRM_GEM_MMAP_OFFSET, struct drm_zesim_gem_mmap_offset)
 /* GEM_CLOSE is a DRM core ioctl, as on Linux: DRM_IOCTL_GEM_CLOSE. */
 #define DRM_IOCTL_ZESIM_GEM_CLOSE _IOW(ZESIM_DRM_IOCTL_BASE, 0x09, struct drm_zesim_gem_close)
+/* PRIME_HANDLE_TO_FD / PRIME_FD_TO_HANDLE are DRM core ioctls, numbered as on Linux. */
+#define DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD _IOWR(ZESIM_DRM_IOCTL_BASE, 0x2d, struct drm_zesim_prime_handle)
+#define DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE _IOWR(ZESIM_DRM_IOCTL_BASE, 0x2e, struct drm_zesim_prime_handle)
 #define DRM_IOCTL_ZESIM_VM_CREATE ZESIM_IOWR(ZESIM_DRM_VM_CREATE, struct drm_zesim_vm_create)
 #define DRM_IOCTL_ZESIM_VM_DESTROY ZESIM_IOW(ZESIM_DRM_VM_DESTROY, struct drm_zesim_vm_destroy)
 #define DRM_IOCTL_ZESIM_VM_BIND ZESIM_IOW(ZESIM_DRM_VM_BIND, struct drm_zesim_vm_bind)

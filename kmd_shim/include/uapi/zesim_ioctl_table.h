@@ -50,12 +50,22 @@ struct zesim_uptr {
 	uint32_t max_links;	      /* CHAIN: at most this many links */
 };
 
+/* File descriptors an ioctl carries (PRIME): FD_IN — the s32 at `fd_field` in the
+ * argument is an fd of the caller, which travels with the request (SCM_RIGHTS) and
+ * which the KMD's handler sees as an fd of its own process (the daemon's); FD_OUT —
+ * the handler gives an fd that travels back with the reply and whose number in the
+ * caller's process is written at `fd_field` (no secondary fd: a plain file). */
+#define ZESIM_IOCTL_FD_IN 1u
+#define ZESIM_IOCTL_FD_OUT 2u
+
 struct zesim_ioctl_desc {
 	unsigned long cmd;
 	const char *name;
 	uint32_t arg_size;
 	unsigned nuptr;
 	struct zesim_uptr uptr[4];
+	uint32_t fd_flags;   /* ZESIM_IOCTL_FD_* */
+	uint16_t fd_field;   /* offset of the s32 fd in the argument */
 };
 
 #define ZESIM_F(type, field) offsetof(struct type, field), sizeof(((struct type *)0)->field)
@@ -86,34 +96,38 @@ static const struct zesim_ioctl_desc zesim_ioctls[] = {
 	{DRM_IOCTL_ZESIM_VERSION, "VERSION", sizeof(struct drm_zesim_version), 3,
 	 {ZESIM_UPTR(drm_zesim_version, name, name_len, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_NULL_EMPTY),
 	  ZESIM_UPTR(drm_zesim_version, date, date_len, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_NULL_EMPTY),
-	  ZESIM_UPTR(drm_zesim_version, desc, desc_len, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_NULL_EMPTY)}},
+	  ZESIM_UPTR(drm_zesim_version, desc, desc_len, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_NULL_EMPTY)}, 0, 0},
 	{DRM_IOCTL_ZESIM_DEVICE_QUERY, "DEVICE_QUERY", sizeof(struct drm_zesim_device_query), 1,
-	 {ZESIM_UPTR(drm_zesim_device_query, data, size, 1, ZESIM_UPTR_IN | ZESIM_UPTR_OUT | ZESIM_UPTR_OMIT_EMPTY)}},
-	{DRM_IOCTL_ZESIM_GEM_CREATE, "GEM_CREATE", sizeof(struct drm_zesim_gem_create), 0, {{0}}},
-	{DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, "GEM_MMAP_OFFSET", sizeof(struct drm_zesim_gem_mmap_offset), 0, {{0}}},
-	{DRM_IOCTL_ZESIM_VM_CREATE, "VM_CREATE", sizeof(struct drm_zesim_vm_create), 0, {{0}}},
-	{DRM_IOCTL_ZESIM_VM_DESTROY, "VM_DESTROY", sizeof(struct drm_zesim_vm_destroy), 0, {{0}}},
+	 {ZESIM_UPTR(drm_zesim_device_query, data, size, 1, ZESIM_UPTR_IN | ZESIM_UPTR_OUT | ZESIM_UPTR_OMIT_EMPTY)}, 0, 0},
+	{DRM_IOCTL_ZESIM_GEM_CREATE, "GEM_CREATE", sizeof(struct drm_zesim_gem_create), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, "GEM_MMAP_OFFSET", sizeof(struct drm_zesim_gem_mmap_offset), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_VM_CREATE, "VM_CREATE", sizeof(struct drm_zesim_vm_create), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_VM_DESTROY, "VM_DESTROY", sizeof(struct drm_zesim_vm_destroy), 0, {{0}}, 0, 0},
 	{DRM_IOCTL_ZESIM_VM_BIND, "VM_BIND", sizeof(struct drm_zesim_vm_bind), 2,
 	 {ZESIM_UPTR(drm_zesim_vm_bind, vector_of_binds, num_binds, sizeof(struct drm_zesim_vm_bind_op),
 		     ZESIM_UPTR_IN | ZESIM_UPTR_MANY),
 	  ZESIM_UPTR(drm_zesim_vm_bind, syncs, num_syncs, sizeof(struct drm_zesim_sync),
-		     ZESIM_UPTR_IN | ZESIM_UPTR_OMIT_EMPTY)}},
-	{DRM_IOCTL_ZESIM_GEM_CLOSE, "GEM_CLOSE", sizeof(struct drm_zesim_gem_close), 0, {{0}}},
+		     ZESIM_UPTR_IN | ZESIM_UPTR_OMIT_EMPTY)}, 0, 0},
+	{DRM_IOCTL_ZESIM_GEM_CLOSE, "GEM_CLOSE", sizeof(struct drm_zesim_gem_close), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, "PRIME_HANDLE_TO_FD", sizeof(struct drm_zesim_prime_handle), 0, {{0}},
+	 ZESIM_IOCTL_FD_OUT, offsetof(struct drm_zesim_prime_handle, fd)},
+	{DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, "PRIME_FD_TO_HANDLE", sizeof(struct drm_zesim_prime_handle), 0, {{0}},
+	 ZESIM_IOCTL_FD_IN, offsetof(struct drm_zesim_prime_handle, fd)},
 	{DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, "EXEC_QUEUE_CREATE", sizeof(struct drm_zesim_exec_queue_create), 1,
 	 {{offsetof(struct drm_zesim_exec_queue_create, instances), ZESIM_F(drm_zesim_exec_queue_create, width),
 	   sizeof(((struct drm_zesim_exec_queue_create *)0)->num_placements),
 	   offsetof(struct drm_zesim_exec_queue_create, num_placements),
-	   sizeof(struct drm_zesim_engine_class_instance), ZESIM_UPTR_IN, 0, 0, 0, 0, 0}}},
-	{DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, "EXEC_QUEUE_DESTROY", sizeof(struct drm_zesim_exec_queue_destroy), 0, {{0}}},
+	   sizeof(struct drm_zesim_engine_class_instance), ZESIM_UPTR_IN, 0, 0, 0, 0, 0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, "EXEC_QUEUE_DESTROY", sizeof(struct drm_zesim_exec_queue_destroy), 0, {{0}}, 0, 0},
 	{DRM_IOCTL_ZESIM_EXEC, "EXEC", sizeof(struct drm_zesim_exec), 1,
 	 {ZESIM_UPTR(drm_zesim_exec, syncs, num_syncs, sizeof(struct drm_zesim_sync),
-		     ZESIM_UPTR_IN | ZESIM_UPTR_OMIT_EMPTY)}},
-	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, "WAIT_USER_FENCE", sizeof(struct drm_zesim_wait_user_fence), 0, {{0}}},
+		     ZESIM_UPTR_IN | ZESIM_UPTR_OMIT_EMPTY)}, 0, 0},
+	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, "WAIT_USER_FENCE", sizeof(struct drm_zesim_wait_user_fence), 0, {{0}}, 0, 0},
 	{DRM_IOCTL_ZESIM_OBSERVATION, "OBSERVATION", sizeof(struct drm_zesim_observation_param), 4,
-	 ZESIM_OBSERVATION_UPTRS},
+	 ZESIM_OBSERVATION_UPTRS, 0, 0},
 	/* test only (docs/uapi.md §13): -EPERM unless the daemon runs with --test-channel */
-	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, "TEST_FD_OPEN", sizeof(struct drm_zesim_test_fd_open), 0, {{0}}},
-	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, "TEST_FD_PRODUCE", sizeof(struct drm_zesim_test_fd_produce), 0, {{0}}},
+	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, "TEST_FD_OPEN", sizeof(struct drm_zesim_test_fd_open), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, "TEST_FD_PRODUCE", sizeof(struct drm_zesim_test_fd_produce), 0, {{0}}, 0, 0},
 };
 
 #define ZESIM_NR_IOCTLS (sizeof(zesim_ioctls) / sizeof(zesim_ioctls[0]))
