@@ -21,7 +21,14 @@ def request(sock, type_, payload=b""):
 def reply(sock, fds=False):
     """(type, payload, fds); type None when the daemon closed the connection."""
     if fds:
+        # recv_fds may return part of the header (the stream can be split anywhere):
+        # the fd comes with the first byte, the rest of the header follows.
         head, got, _, _ = socket.recv_fds(sock, 12, 1)
+        while head and len(head) < 12:
+            more = sock.recv(12 - len(head), socket.MSG_WAITALL)
+            if not more:
+                break
+            head += more
     else:
         head, got = sock.recv(12, socket.MSG_WAITALL), []
     if len(head) < 12:
