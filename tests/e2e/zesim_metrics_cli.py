@@ -3,11 +3,13 @@
 CSV with one row per report and every metric of the group, the raw reports (a whole
 number of 256-byte reports, one more than the rows), a PNG, and a summary with the
 demo's busy interval; the rows' GpuTime add up to the time the reports span. Bad use
-gets a clear error: an unknown group, no program."""
+gets a clear error: an unknown group, no program. The per-kernel summary names the demo's
+kernel (vadd) with the reports that overlap it."""
 import argparse
 import csv
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,6 +51,9 @@ def main():
             fail("timeline.png is not a PNG")
         if "start us" not in r.stdout or "OK: 4096 of 4096" not in r.stdout:
             fail("no summary table or the demo's own output missing:\n" + r.stdout)
+        kern = [m for m in (re.match(r"vadd\s+[\d.]+\s+([\d.]+)\s+(\d+)\s", x) for x in r.stdout.splitlines()) if m]
+        if len(kern) != 1 or float(kern[0].group(1)) <= 0 or int(kern[0].group(2)) < 1:
+            fail("the per-kernel summary has no line for the demo's kernel vadd with its reports:\n" + r.stdout)
         bad = subprocess.run([a.zesim, "metrics", "--group", "NoSuchGroup", "--out", str(out), "--", a.demo,
                               a.module], env=env, capture_output=True, text=True, timeout=300)
         if bad.returncode == 0 or "no time-based metric group 'NoSuchGroup'" not in bad.stderr:

@@ -9,7 +9,9 @@ only), runs the program, and when it exits writes:
   DIR/metrics.csv   one row per OA report: every metric of the group (zetMetricGroupCalculateMetricValues)
   DIR/timeline.png  the group's percentage metrics over time (python3-matplotlib)
   DIR/raw.bin       the raw reports (zetMetricStreamerReadData)
-and prints a summary per busy interval of the GPU (a kernel, or kernels back to back).
+and prints a summary per kernel: each kernel, copy and fill of the program (recorded by the
+`zesim trace` tool library, tools/trace/) with its device time and the metrics of the
+reports that overlap it, and per busy interval of the GPU.
 Exit status: the program's; 1 if the collection failed.
 """
 import argparse
@@ -115,6 +117,50 @@ def summary(rows, names):
         print("zesim metrics: no report saw the GPU busy (a program shorter than one period?)")
 
 
+def device_work(trace_dir):
+    """The program's device operations (name, start ns, end ns) from the records of the
+    zesim trace tool library (tools/trace): device ticks at the device's timer."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "trace"))
+    import json
+    import zesim_trace
+    parts = []
+    for f in sorted(pathlib.Path(trace_dir).glob("*.json")):
+        try:
+            parts.append(json.loads(f.read_text()))
+        except (OSError, ValueError):
+            pass
+    if not parts:
+        return []
+    events, _, _ = zesim_trace.convert(parts)
+    work = []
+    for e in events:
+        args = e.get("args", {})
+        if e.get("ph") == "X" and e.get("cat") == "device" and "device_start_ticks" in args:
+            hz = args.get("timer_hz") or 1
+            work.append((e["name"], args["device_start_ticks"] * 1e9 / hz, args["device_end_ticks"] * 1e9 / hz))
+    return sorted(work, key=lambda w: w[1])
+
+
+def kernel_summary(rows, names, work):
+    """Per device operation: the reports whose interval overlaps it, their metrics (percentages
+    averaged over the overlap, clocks summed). A report that also covers idle time dilutes a
+    short kernel: a shorter --period sharpens it."""
+    if not work or "QueryBeginTime" not in names or "GpuTime" not in names:
+        return
+    cols = [n for n in ("EuActive", "EuStall", "EuThreadOccupancy", "GpuBusy") if n in names]
+    span = [(int(r["QueryBeginTime"]), int(r["QueryBeginTime"]) + int(r["GpuTime"])) for r in rows]
+    t0 = span[0][0] if span else 0  # times as in the busy-interval table: from the first report
+    print(f"{'kernel':<24} {'start us':>10} {'device us':>10} {'reports':>8} " + " ".join(f"{c:>17}" for c in cols))
+    for name, a, b in work:
+        # Report timestamps are 32-bit: compare within one wrap (about 5.7 min at 12.5 MHz).
+        over = [(i, min(b, e) - max(a, s)) for i, (s, e) in enumerate(span) if s < max(b, a + 1) and e > a]
+        over = [(i, max(w, 1e-9)) for i, w in over]
+        tot = sum(w for _, w in over) or 1
+        vals = [sum(float(rows[i][c]) * w for i, w in over) / tot for c in cols]
+        print(f"{name[:24]:<24} {(a - t0) / 1e3:>10.1f} {(b - a) / 1e3:>10.3f} {len(over):>8} " +
+              " ".join(f"{v:>17.2f}" for v in vals))
+
+
 def main(argv):
     a, prog = parse(argv)
     build = pathlib.Path(a.build).resolve()
@@ -154,7 +200,15 @@ def main(argv):
             coll.wait()
             sys.exit(f"zesim metrics: the collector could not open a streamer for '{a.group}' (above)")
         print(f"zesim metrics: collecting {a.group} every {a.period} ns; running {' '.join(prog)}", file=sys.stderr)
+        # The program runs with the zesim trace tool library: its kernels' device times
+        # name the per-kernel summary.
+        trace_dir = os.path.join(tmp, "trace")
+        os.mkdir(trace_dir)
         penv = {k: v for k, v in cenv.items() if k != "ZET_ENABLE_METRICS"}
+        tracelib = build / "lib" / "libzesim_trace.so"
+        if tracelib.exists():
+            penv.update(ZESIM_TRACE_DIR=trace_dir, ZE_ENABLE_TRACING_LAYER="1",
+                        LD_PRELOAD=f"{tracelib}:{penv['LD_PRELOAD']}")
         try:
             rc = subprocess.call(prog, env=penv)
         except OSError as e:
@@ -164,6 +218,7 @@ def main(argv):
         if coll.wait(timeout=600):
             print("zesim metrics: the collector failed (above)", file=sys.stderr)
             return 1
+        work = device_work(trace_dir)
     finally:
         if coll and coll.poll() is None:
             coll.send_signal(signal.SIGTERM)
@@ -177,6 +232,7 @@ def main(argv):
         names = rows[0].keys() if rows else []
     plot(rows, names, out / "timeline.png")
     print(f"zesim metrics: {len(rows)} reports in {out}/metrics.csv, plot {out}/timeline.png")
+    kernel_summary(rows, names, work)
     summary(rows, names)
     return rc
 
