@@ -80,6 +80,7 @@ static int cap_supported(uint32_t cap)
 	case SpvCapabilityFloat64: /* clang declares it for printf of floats; double values are refused where they occur */
 	case SpvCapabilityGenericPointer: /* declared by every OpenCL 2.0 module; generic pointers are refused */
 	case SpvCapabilitySubgroupDispatch: /* for the SubgroupSize execution mode */
+	case SpvCapabilityArbitraryPrecisionIntegersINTEL: /* older llvm-spirv, for ordinary widths (OpTypeInt checks) */
 		return 1;
 	default:
 		return 0;
