@@ -52,9 +52,13 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) / a * a;
 }
 
-static int is_data_class(uint32_t sc)
+/* A module-level OpVariable of the data segment (not a built-in, which older
+ * llvm-spirv releases declare in UniformConstant storage). */
+static int is_data_var(const spv_ctx_t *c, const spv_inst_t *in)
 {
-	return sc == SpvStorageClassUniformConstant || sc == SpvStorageClassCrossWorkgroup;
+	return in->opcode == SpvOpVariable && in->nwords >= 4 &&
+	       (in->w[3] == SpvStorageClassUniformConstant || in->w[3] == SpvStorageClassCrossWorkgroup) &&
+	       !spv_builtin_var(c, in);
 }
 
 static const spv_type_t *type_of(spv_ctx_t *c, uint32_t id)
@@ -166,7 +170,7 @@ void spv_data_layout(spv_ctx_t *c)
 	/* Module-level variables, in declaration order. */
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]))
+		if (!is_data_var(c, in))
 			continue;
 		c->cur_word = in->off;
 		const uint32_t id = in->result;
@@ -251,7 +255,7 @@ void spv_data_setup_kernel(spv_ctx_t *c)
 	int need_data = 0;
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]) || !used[in->result])
+		if (!is_data_var(c, in) || !used[in->result])
 			continue;
 		if (d->why[in->result]) {
 			const char *name = var_name(c, in->result);
@@ -283,7 +287,7 @@ void spv_data_setup_kernel(spv_ctx_t *c)
 	const opnd_t base = arg_dword(d->data_arg);
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]) || !used[in->result])
+		if (!is_data_var(c, in) || !used[in->result])
 			continue;
 		val_t *v = &c->vals[in->result];
 		v->type = in->type;

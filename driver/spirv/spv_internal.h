@@ -261,6 +261,9 @@ struct spv_ctx {
 
 /* spv_lower.c */
 void spv_scan_module(spv_ctx_t *c);
+/* A work-item built-in: a variable decorated BuiltIn, in Input storage or,
+ * as older llvm-spirv releases (SPIR-V 1.0) declare them, UniformConstant. */
+int spv_builtin_var(const spv_ctx_t *c, const spv_inst_t *in);
 void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 
 /* spv_backend.c */

@@ -508,6 +508,12 @@ static void decorate(spv_ctx_t *c, uint32_t target, uint32_t deco, const uint32_
 	}
 }
 
+int spv_builtin_var(const spv_ctx_t *c, const spv_inst_t *in)
+{
+	return in->opcode == SpvOpVariable && in->nwords >= 4 && in->result < c->m->bound && c->builtin[in->result] &&
+	       (in->w[3] == SpvStorageClassInput || in->w[3] == SpvStorageClassUniformConstant);
+}
+
 void spv_scan_module(spv_ctx_t *c)
 {
 	const spv_module_t *m = c->m;
@@ -1716,7 +1722,7 @@ static void infer_roots(spv_ctx_t *c)
 		val_t *v = &c->vals[in->result];
 		if (in->w[3] == SpvStorageClassWorkgroup)
 			v->root = (root_t){R_SLM, 0, 0, 0};
-		else if (in->w[3] == SpvStorageClassInput && c->builtin[in->result])
+		else if (spv_builtin_var(c, in))
 			v->root = (root_t){R_BUILTIN, 0, 0, in->result};
 	}
 	for (uint32_t i = 0; i < c->nfi; i++)
@@ -3941,7 +3947,7 @@ static void setup_globals(spv_ctx_t *c)
 			if (slm > ZE_MAX_SLM_BYTES)
 				spv_fail(c, in->off, "the kernel's __local variables take more than %u bytes",
 					 ZE_MAX_SLM_BYTES);
-		} else if (in->w[3] == SpvStorageClassInput && c->builtin[in->result]) {
+		} else if (spv_builtin_var(c, in)) {
 			v->n = 1;
 			v->leaf = spv_alloc(c, 2 * sizeof(opnd_t));
 			v->leaf[0] = o_imm(0);
