@@ -598,8 +598,21 @@ void spv_scan_module(spv_ctx_t *c)
 				continue;
 			}
 			switch (in->opcode) {
-			case SpvOpTypeForwardPointer:
-				spv_fail(c, in->off, "OpTypeForwardPointer (recursive types) is not supported");
+			case SpvOpTypeForwardPointer: {
+				/* A pointer type used before its OpTypePointer (a struct
+				 * pointing to itself): a struct member needs only its size. */
+				const spv_inst_t *d = spv_def(m, in->w[1]);
+				if (!d || d->opcode != SpvOpTypePointer || d->w[2] != in->w[2] || d->off < in->off)
+					spv_fail(c, in->off, "OpTypeForwardPointer %%%u: not a later OpTypePointer of "
+						 "storage class %s", in->w[1], spv_enum_name(SPV_KIND_StorageClass, in->w[2]));
+				spv_type_t *t = &c->types[in->w[1]];
+				t->id = in->w[1];
+				t->k = TY_PTR;
+				t->sc = in->w[2];
+				t->size = t->align = c->ptr_bytes;
+				t->nleaf = 1;
+				break;
+			}
 			case SpvOpEntryPoint: {
 				spv_entry_t *e = &c->entries[c->nentries++];
 				if (in->w[1] != SpvExecutionModelKernel)
