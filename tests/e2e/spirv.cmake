@@ -147,3 +147,7 @@ add_test(NAME spirv_loop_code
     --spirv $<TARGET_FILE:zesim-spirv> --dis $<TARGET_FILE:zesim-dis>
     ${SPV_KERNEL_DIR}/matmul.spv ${SPV_KERNEL_DIR}/invariant.spv)
 set_tests_properties(spirv_loop_code PROPERTIES LABELS unit TIMEOUT 120)
+
+# A module of functions and data only (a library: it exports them) builds,
+# with no kernels.
+e2e_test(spirv_nokernels spirv nokernels ${SPV_KERNEL_DIR}/functions.spv)

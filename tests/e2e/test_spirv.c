@@ -603,6 +603,28 @@ static void test_spec_ops(e2e_t *e, const char *path)
 	     SPEC_OPS);
 }
 
+/* A module of functions and data only: it builds (an empty log), has no
+ * kernels and no native binary. */
+static void test_nokernels(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	uint32_t count = 7;
+	CHECK(zeModuleGetKernelNames(m, &count, NULL));
+	EXPECT(count == 0, "%u kernels in a module of functions only", count);
+	const char *name = "weigh";
+	count = 1;
+	CHECK(zeModuleGetKernelNames(m, &count, &name));
+	EXPECT(count == 0, "%u kernel names returned", count);
+	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "weigh"};
+	ze_kernel_handle_t k = NULL;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, zeKernelCreate(m, &kd, &k));
+	size_t size = 1;
+	CHECK(zeModuleGetNativeBinary(m, &size, NULL));
+	EXPECT(size == 0, "a native binary of %zu bytes", size);
+	CHECK(zeModuleDestroy(m));
+	note("nokernels: built, 0 kernels, no native binary");
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc == 3, "usage: test_spirv KERNEL MODULE.spv");
@@ -625,6 +647,8 @@ int main(int argc, char **argv)
 		test_spec(&e, path);
 	else if (strcmp(which, "spec_ops") == 0)
 		test_spec_ops(&e, path);
+	else if (strcmp(which, "nokernels") == 0)
+		test_nokernels(&e, path);
 	else
 		EXPECT(0, "unknown kernel %s", which);
 	e2e_fini(&e);

@@ -412,10 +412,16 @@ static void test_compile(void)
 	rc = spv_compile(m.w, m.n * 4, &opt, &out, err, sizeof(err));
 	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "capability ImageBasic is not supported"), "%s", err);
 
-	/* No entry point. */
+	/* No entry point: a valid module of no kernels, but no ZE-ISA module. */
 	prologue(&m, 20);
 	rc = spv_compile(m.w, m.n * 4, &opt, &out, err, sizeof(err));
-	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "no kernels"), "%s", err);
+	CHECK_THAT(rc == SPV_OK && out.nkernels == 0, "%s", err);
+	if (rc == SPV_OK)
+		zm_module_free(&out);
+	uint8_t *elf = NULL;
+	size_t elf_size = 0;
+	rc = spv_compile_elf(m.w, m.n * 4, &opt, &elf, &elf_size, err, sizeof(err));
+	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "no kernels") && !elf, "%s", err);
 	/* A block without a terminator. */
 	kernel_module(&m, 0);
 	m.w[m.n - 2] = 1u << 16 | OpNop;

@@ -28,7 +28,7 @@ function(spv_kernel name source)
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${spv})
 endfunction()
 
-foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2 narrow div64 math_ptr regress)
+foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2 narrow div64 math_ptr regress functions)
   spv_kernel(${k} ${k})
 endforeach()
 # -fno-builtin: no memset/memcpy idioms on private arrays, which llvm-spirv-14
