@@ -442,7 +442,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			} else if (lk.nkernels) {
 				rc = translate(desc->pInputModule, desc->inputSize, opt, snaps, nsnaps, &compiled, &size,
 					       err, sizeof(err));
-			} else if (!lk.nexports) {
+			} else {
 				zm_module_t none;
 				rc = spv_compile(desc->pInputModule, desc->inputSize, &opt, &none, err, sizeof(err));
 				if (!rc)

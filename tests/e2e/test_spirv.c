@@ -622,7 +622,23 @@ static void test_nokernels(e2e_t *e, const char *path)
 	CHECK(zeModuleGetNativeBinary(m, &size, NULL));
 	EXPECT(size == 0, "a native binary of %zu bytes", size);
 	CHECK(zeModuleDestroy(m));
-	note("nokernels: built, 0 kernels, no native binary");
+	/* It is checked all the same: with 32-bit addressing it is refused. */
+	size_t bytes;
+	uint32_t *w = (uint32_t *)read_file(path, &bytes);
+	int found = 0;
+	for (size_t i = 5; i < bytes / 4 && !found; i += w[i] >> 16 ? w[i] >> 16 : bytes)
+		if (w[i] == (3u << 16 | 14u)) { /* OpMemoryModel Physical64 OpenCL */
+			w[i + 1] = 1; /* Physical32 */
+			found = 1;
+		}
+	EXPECT(found, "no OpMemoryModel in %s", path);
+	char log[2048];
+	m = NULL;
+	const ze_result_t r = spirv_build(e, ZE_MODULE_FORMAT_IL_SPIRV, w, bytes, &m, log, sizeof(log));
+	EXPECT(r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE && strstr(log, "addressing model Physical32"),
+	       "a module of functions only with 32-bit addressing: 0x%x, %s", (unsigned)r, log);
+	free(w);
+	note("nokernels: built, 0 kernels, no native binary; refused with 32-bit addressing");
 }
 
 int main(int argc, char **argv)
