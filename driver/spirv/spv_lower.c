@@ -80,7 +80,7 @@ static int cap_supported(uint32_t cap)
 	case SpvCapabilityFloat64: /* clang declares it for printf of floats; double values are refused where they occur */
 	case SpvCapabilityGenericPointer: /* declared by every OpenCL 2.0 module; generic pointers are refused */
 	case SpvCapabilitySubgroupDispatch: /* for the SubgroupSize execution mode */
-	case SpvCapabilityArbitraryPrecisionIntegersINTEL: /* older llvm-spirv, for ordinary widths (OpTypeInt checks) */
+	case SpvCapabilityArbitraryPrecisionIntegersINTEL: /* older llvm-spirv, for the usual widths (OpTypeInt) */
 		return 1;
 	default:
 		return 0;
@@ -603,8 +603,9 @@ void spv_scan_module(spv_ctx_t *c)
 				 * pointing to itself): a struct member needs only its size. */
 				const spv_inst_t *d = spv_def(m, in->w[1]);
 				if (!d || d->opcode != SpvOpTypePointer || d->w[2] != in->w[2] || d->off < in->off)
-					spv_fail(c, in->off, "OpTypeForwardPointer %%%u: not a later OpTypePointer of "
-						 "storage class %s", in->w[1], spv_enum_name(SPV_KIND_StorageClass, in->w[2]));
+					spv_fail(c, in->off,
+						 "OpTypeForwardPointer %%%u %s: no such OpTypePointer after it",
+						 in->w[1], spv_enum_name(SPV_KIND_StorageClass, in->w[2]));
 				spv_type_t *t = &c->types[in->w[1]];
 				t->id = in->w[1];
 				t->k = TY_PTR;

@@ -472,8 +472,9 @@ int spv_read(const void *bytes, size_t size, spv_module_t *m, char *err, size_t 
 				m->ocl_set[in->result] = 1;
 			else if (in->opcode == OP_EXT_INST_IMPORT && in->nwords >= 3 &&
 				 (strncmp((const char *)&in->w[2], "OpenCL.DebugInfo.100", (in->nwords - 2) * 4u) == 0 ||
+				  /* older llvm-spirv's debug information */
 				  strncmp((const char *)&in->w[2], "SPIRV.debug", (in->nwords - 2) * 4u) == 0))
-				m->ocl_set[in->result] = 2; /* SPIRV.debug: older llvm-spirv's debug information */
+				m->ocl_set[in->result] = 2;
 		}
 		m->ninsts++;
 		i += in->nwords;
