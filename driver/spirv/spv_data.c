@@ -143,6 +143,20 @@ static const char *write_init(spv_ctx_t *c, uint8_t *buf, uint32_t off, uint32_t
 	}
 }
 
+static void data_decoration(spv_ctx_t *c, uint32_t target, const spv_inst_t *in, void *ctx)
+{
+	spv_data_t *d = ctx;
+	if (in->nwords < 4 || target >= c->m->bound)
+		return;
+	if (in->w[2] == SpvDecorationAlignment) {
+		d->align_deco[target] = in->w[3];
+	} else if (in->w[2] == SpvDecorationLinkageAttributes && in->nwords >= 5) {
+		/* The reader checked the string's NUL; the linkage type follows it. */
+		d->link_name[target] = (const char *)&in->w[3];
+		d->link_import[target] = in->w[in->nwords - 1] == SpvLinkageTypeImport;
+	}
+}
+
 void spv_data_layout(spv_ctx_t *c)
 {
 	const spv_module_t *m = c->m;
@@ -155,18 +169,7 @@ void spv_data_layout(spv_ctx_t *c)
 	d->link_import = spv_alloc(c, m->bound);
 	d->align = 1;
 	d->data_arg = d->printf_arg = UINT32_MAX;
-	for (uint32_t i = 0; i < m->ninsts; i++) {
-		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpDecorate || in->nwords < 4 || in->w[1] >= m->bound)
-			continue;
-		if (in->w[2] == SpvDecorationAlignment) {
-			d->align_deco[in->w[1]] = in->w[3];
-		} else if (in->w[2] == SpvDecorationLinkageAttributes && in->nwords >= 5) {
-			/* The reader checked the string's NUL; the linkage type follows it. */
-			d->link_name[in->w[1]] = (const char *)&in->w[3];
-			d->link_import[in->w[1]] = in->w[in->nwords - 1] == SpvLinkageTypeImport;
-		}
-	}
+	spv_decorations(c, data_decoration, d);
 	/* Module-level variables, in declaration order. */
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];

@@ -514,6 +514,40 @@ int spv_builtin_var(const spv_ctx_t *c, const spv_inst_t *in)
 	       (in->w[3] == SpvStorageClassInput || in->w[3] == SpvStorageClassUniformConstant);
 }
 
+void spv_decorations(spv_ctx_t *c, spv_decoration_fn fn, void *ctx)
+{
+	const spv_module_t *m = c->m;
+	/* Per decoration group, its OpDecorates as a list through next (index + 1). */
+	uint32_t *head = spv_alloc(c, m->bound * sizeof(uint32_t));
+	uint32_t *next = spv_alloc(c, (m->ninsts + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < m->ninsts; i++) {
+		const spv_inst_t *in = &m->insts[i];
+		if (in->opcode != SpvOpDecorate || in->nwords < 3 || in->w[1] >= m->bound)
+			continue;
+		const spv_inst_t *t = spv_def(m, in->w[1]);
+		if (t && t->opcode == SpvOpDecorationGroup) {
+			next[i] = head[in->w[1]];
+			head[in->w[1]] = i + 1;
+		} else {
+			fn(c, in->w[1], in, ctx);
+		}
+	}
+	for (uint32_t i = 0; i < m->ninsts; i++) {
+		const spv_inst_t *in = &m->insts[i];
+		if (in->opcode != SpvOpGroupDecorate || in->w[1] >= m->bound)
+			continue;
+		for (uint32_t t = 2; t < in->nwords; t++)
+			for (uint32_t j = head[in->w[1]]; j; j = next[j - 1])
+				fn(c, in->w[t], &m->insts[j - 1], ctx);
+	}
+}
+
+static void scan_decoration(spv_ctx_t *c, uint32_t target, const spv_inst_t *d, void *ctx)
+{
+	(void)ctx;
+	decorate(c, target, d->w[2], &d->w[3], d->nwords - 3u);
+}
+
 void spv_scan_module(spv_ctx_t *c)
 {
 	const spv_module_t *m = c->m;
@@ -566,24 +600,13 @@ void spv_scan_module(spv_ctx_t *c)
 		case SpvOpName:
 			c->names[in->w[1]] = lit_string(in, 2);
 			break;
-		case SpvOpDecorate:
-			decorate(c, in->w[1], in->w[2], &in->w[3], in->nwords - 3u);
-			break;
-		case SpvOpGroupDecorate:
-			/* Apply every decoration of the group to each target. */
-			for (uint32_t j = 0; j < m->ninsts; j++) {
-				const spv_inst_t *d = &m->insts[j];
-				if (d->opcode == SpvOpDecorate && d->w[1] == in->w[1])
-					for (uint32_t t = 2; t < in->nwords; t++)
-						decorate(c, in->w[t], d->w[2], &d->w[3], d->nwords - 3u);
-			}
-			break;
 		default:
 			break;
 		}
 	}
 	if (!memory_model)
 		spv_fail(c, 5, "the module has no OpMemoryModel");
+	spv_decorations(c, scan_decoration, NULL);
 
 	spv_fn_t *fn = NULL;
 	int in_block = 0;

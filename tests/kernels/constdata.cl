@@ -18,6 +18,10 @@ __constant ulong wide[2] = {0x0123456789abcdefUL, 0xfedcba9876543210UL};
 __constant char message[] = "program-scope data works";
 static __constant uint hidden[4] = {0xdeadbeef, 0xcafef00d, 0x8badf00d, 0x0ddba11};
 __constant short shorts[5] = {-1, 2, -300, 4000, 5};
+// Aligned beyond their types (Alignment 64, which older compilers put in a
+// decoration group shared by both).
+__constant char aligned_a[3] __attribute__((aligned(64))) = {1, 2, 3};
+__constant char aligned_b[5] __attribute__((aligned(64))) = {4, 5, 6, 7, 8};
 
 __kernel void lookup(__global const uint *idx, __global int *out_i, __global float *out_f, __global ulong *out_l)
 {
