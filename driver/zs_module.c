@@ -422,8 +422,9 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		int rc = spv_linkage(desc->pInputModule, desc->inputSize, &opt, &lk, err, sizeof(err));
 		uint8_t *compiled = NULL; /* SPIR-V translated to a ZE-ISA module (driver/spirv/) */
 		size_t size = 0;
-		/* A module with imports is translated when linked; one that only
-		 * exports (a library without kernels) has nothing to translate. */
+		/* A module with imports is translated when linked; one without
+		 * kernels (a library, or functions and data only) has nothing to
+		 * translate: it is only checked. */
 		if (!rc) {
 			mod->spirv = lk.words;
 			mod->spirv_words = lk.nwords;
@@ -438,9 +439,14 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 				mod->snaps = snaps; /* the later stages happen at the link */
 				mod->nsnaps = nsnaps;
 				snaps = NULL;
-			} else if (lk.nkernels || !lk.nexports) {
+			} else if (lk.nkernels) {
 				rc = translate(desc->pInputModule, desc->inputSize, opt, snaps, nsnaps, &compiled, &size,
 					       err, sizeof(err));
+			} else {
+				zm_module_t none;
+				rc = spv_compile(desc->pInputModule, desc->inputSize, &opt, &none, err, sizeof(err));
+				if (!rc)
+					zm_module_free(&none);
 			}
 			spv_linkage_free(&lk);
 		}

@@ -251,9 +251,9 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 		goto out;
 	spv_scan_module(c);
 	spv_data_layout(c);
-	if (!c->nentries)
-		spv_fail(c, SPV_NO_WORD, "the module has no kernels (no OpEntryPoint)");
-	kernels = calloc(c->nentries, sizeof(zm_kernel_t));
+	/* A module without kernels (functions or data only) is valid: it is
+	 * checked as far as the module scan and the data layout go. */
+	kernels = calloc(c->nentries ? c->nentries : 1, sizeof(zm_kernel_t));
 	if (!kernels) {
 		c->oom = 1;
 		spv_fail(c, SPV_NO_WORD, "out of memory");
@@ -344,6 +344,12 @@ int spv_compile_elf(const void *spirv, size_t size, const spv_compile_options_t 
 	int rc = spv_compile(spirv, size, opt, &m, err, errlen);
 	if (rc)
 		return rc;
+	if (!m.nkernels) {
+		/* (a ZE-ISA module holds at least one kernel) */
+		snprintf(err, errlen, "the module has no kernels (no OpEntryPoint): no ZE-ISA module to write");
+		zm_module_free(&m);
+		return SPV_BUILD_FAILED;
+	}
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/zesim-spirv-XXXXXX", tmp && *tmp ? tmp : "/tmp");

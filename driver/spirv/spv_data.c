@@ -52,9 +52,13 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) / a * a;
 }
 
-static int is_data_class(uint32_t sc)
+/* A module-level OpVariable of the data segment (not a built-in, which older
+ * llvm-spirv releases declare in UniformConstant storage). */
+static int is_data_var(const spv_ctx_t *c, const spv_inst_t *in)
 {
-	return sc == SpvStorageClassUniformConstant || sc == SpvStorageClassCrossWorkgroup;
+	return in->opcode == SpvOpVariable && in->nwords >= 4 &&
+	       (in->w[3] == SpvStorageClassUniformConstant || in->w[3] == SpvStorageClassCrossWorkgroup) &&
+	       !spv_builtin_var(c, in);
 }
 
 static const spv_type_t *type_of(spv_ctx_t *c, uint32_t id)
@@ -139,6 +143,20 @@ static const char *write_init(spv_ctx_t *c, uint8_t *buf, uint32_t off, uint32_t
 	}
 }
 
+static void data_decoration(spv_ctx_t *c, uint32_t target, const spv_inst_t *in, void *ctx)
+{
+	spv_data_t *d = ctx;
+	if (in->nwords < 4 || target >= c->m->bound)
+		return;
+	if (in->w[2] == SpvDecorationAlignment) {
+		d->align_deco[target] = in->w[3];
+	} else if (in->w[2] == SpvDecorationLinkageAttributes && in->nwords >= 5) {
+		/* The reader checked the string's NUL; the linkage type follows it. */
+		d->link_name[target] = (const char *)&in->w[3];
+		d->link_import[target] = in->w[in->nwords - 1] == SpvLinkageTypeImport;
+	}
+}
+
 void spv_data_layout(spv_ctx_t *c)
 {
 	const spv_module_t *m = c->m;
@@ -151,22 +169,11 @@ void spv_data_layout(spv_ctx_t *c)
 	d->link_import = spv_alloc(c, m->bound);
 	d->align = 1;
 	d->data_arg = d->printf_arg = UINT32_MAX;
-	for (uint32_t i = 0; i < m->ninsts; i++) {
-		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpDecorate || in->nwords < 4 || in->w[1] >= m->bound)
-			continue;
-		if (in->w[2] == SpvDecorationAlignment) {
-			d->align_deco[in->w[1]] = in->w[3];
-		} else if (in->w[2] == SpvDecorationLinkageAttributes && in->nwords >= 5) {
-			/* The reader checked the string's NUL; the linkage type follows it. */
-			d->link_name[in->w[1]] = (const char *)&in->w[3];
-			d->link_import[in->w[1]] = in->w[in->nwords - 1] == SpvLinkageTypeImport;
-		}
-	}
+	spv_decorations(c, data_decoration, d);
 	/* Module-level variables, in declaration order. */
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]))
+		if (!is_data_var(c, in))
 			continue;
 		c->cur_word = in->off;
 		const uint32_t id = in->result;
@@ -251,7 +258,7 @@ void spv_data_setup_kernel(spv_ctx_t *c)
 	int need_data = 0;
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]) || !used[in->result])
+		if (!is_data_var(c, in) || !used[in->result])
 			continue;
 		if (d->why[in->result]) {
 			const char *name = var_name(c, in->result);
@@ -283,7 +290,7 @@ void spv_data_setup_kernel(spv_ctx_t *c)
 	const opnd_t base = arg_dword(d->data_arg);
 	for (uint32_t i = 0; i < m->ninsts && m->insts[i].opcode != SpvOpFunction; i++) {
 		const spv_inst_t *in = &m->insts[i];
-		if (in->opcode != SpvOpVariable || in->nwords < 4 || !is_data_class(in->w[3]) || !used[in->result])
+		if (!is_data_var(c, in) || !used[in->result])
 			continue;
 		val_t *v = &c->vals[in->result];
 		v->type = in->type;

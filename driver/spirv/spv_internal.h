@@ -261,6 +261,14 @@ struct spv_ctx {
 
 /* spv_lower.c */
 void spv_scan_module(spv_ctx_t *c);
+/* A work-item built-in: a variable decorated BuiltIn, in Input storage or,
+ * as older llvm-spirv releases (SPIR-V 1.0) declare them, UniformConstant. */
+int spv_builtin_var(const spv_ctx_t *c, const spv_inst_t *in);
+/* Calls fn for every decoration of the module: each OpDecorate of a target,
+ * and each of a decoration group's for every target of its OpGroupDecorates
+ * (older llvm-spirv groups the decorations that targets share). */
+typedef void (*spv_decoration_fn)(spv_ctx_t *c, uint32_t target, const spv_inst_t *d, void *ctx);
+void spv_decorations(spv_ctx_t *c, spv_decoration_fn fn, void *ctx);
 void spv_lower_kernel(spv_ctx_t *c, const spv_entry_t *e);
 
 /* spv_backend.c */

@@ -948,6 +948,10 @@ static void write_module(link_t *L)
 					continue;
 				if (in->result && (M->flags[in->result] & F_DROPPED))
 					continue;
+				/* A pointer type merged into an identical one declared
+				 * before needs no forward declaration any more. */
+				if (in->opcode == SpvOpTypeForwardPointer && (M->flags[in->w[1]] & F_DROPPED))
+					continue;
 				if (s == S_CAP || s == S_EXT) {
 					/* once each: by value, by name */
 					int seen = 0;

@@ -80,6 +80,7 @@ static int cap_supported(uint32_t cap)
 	case SpvCapabilityFloat64: /* clang declares it for printf of floats; double values are refused where they occur */
 	case SpvCapabilityGenericPointer: /* declared by every OpenCL 2.0 module; generic pointers are refused */
 	case SpvCapabilitySubgroupDispatch: /* for the SubgroupSize execution mode */
+	case SpvCapabilityArbitraryPrecisionIntegersINTEL: /* older llvm-spirv, for the usual widths (OpTypeInt) */
 		return 1;
 	default:
 		return 0;
@@ -507,6 +508,46 @@ static void decorate(spv_ctx_t *c, uint32_t target, uint32_t deco, const uint32_
 	}
 }
 
+int spv_builtin_var(const spv_ctx_t *c, const spv_inst_t *in)
+{
+	return in->opcode == SpvOpVariable && in->nwords >= 4 && in->result < c->m->bound && c->builtin[in->result] &&
+	       (in->w[3] == SpvStorageClassInput || in->w[3] == SpvStorageClassUniformConstant);
+}
+
+void spv_decorations(spv_ctx_t *c, spv_decoration_fn fn, void *ctx)
+{
+	const spv_module_t *m = c->m;
+	/* Per decoration group, its OpDecorates as a list through next (index + 1). */
+	uint32_t *head = spv_alloc(c, m->bound * sizeof(uint32_t));
+	uint32_t *next = spv_alloc(c, (m->ninsts + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < m->ninsts; i++) {
+		const spv_inst_t *in = &m->insts[i];
+		if (in->opcode != SpvOpDecorate || in->nwords < 3 || in->w[1] >= m->bound)
+			continue;
+		const spv_inst_t *t = spv_def(m, in->w[1]);
+		if (t && t->opcode == SpvOpDecorationGroup) {
+			next[i] = head[in->w[1]];
+			head[in->w[1]] = i + 1;
+		} else {
+			fn(c, in->w[1], in, ctx);
+		}
+	}
+	for (uint32_t i = 0; i < m->ninsts; i++) {
+		const spv_inst_t *in = &m->insts[i];
+		if (in->opcode != SpvOpGroupDecorate || in->w[1] >= m->bound)
+			continue;
+		for (uint32_t t = 2; t < in->nwords; t++)
+			for (uint32_t j = head[in->w[1]]; j; j = next[j - 1])
+				fn(c, in->w[t], &m->insts[j - 1], ctx);
+	}
+}
+
+static void scan_decoration(spv_ctx_t *c, uint32_t target, const spv_inst_t *d, void *ctx)
+{
+	(void)ctx;
+	decorate(c, target, d->w[2], &d->w[3], d->nwords - 3u);
+}
+
 void spv_scan_module(spv_ctx_t *c)
 {
 	const spv_module_t *m = c->m;
@@ -559,24 +600,13 @@ void spv_scan_module(spv_ctx_t *c)
 		case SpvOpName:
 			c->names[in->w[1]] = lit_string(in, 2);
 			break;
-		case SpvOpDecorate:
-			decorate(c, in->w[1], in->w[2], &in->w[3], in->nwords - 3u);
-			break;
-		case SpvOpGroupDecorate:
-			/* Apply every decoration of the group to each target. */
-			for (uint32_t j = 0; j < m->ninsts; j++) {
-				const spv_inst_t *d = &m->insts[j];
-				if (d->opcode == SpvOpDecorate && d->w[1] == in->w[1])
-					for (uint32_t t = 2; t < in->nwords; t++)
-						decorate(c, in->w[t], d->w[2], &d->w[3], d->nwords - 3u);
-			}
-			break;
 		default:
 			break;
 		}
 	}
 	if (!memory_model)
 		spv_fail(c, 5, "the module has no OpMemoryModel");
+	spv_decorations(c, scan_decoration, NULL);
 
 	spv_fn_t *fn = NULL;
 	int in_block = 0;
@@ -591,8 +621,22 @@ void spv_scan_module(spv_ctx_t *c)
 				continue;
 			}
 			switch (in->opcode) {
-			case SpvOpTypeForwardPointer:
-				spv_fail(c, in->off, "OpTypeForwardPointer (recursive types) is not supported");
+			case SpvOpTypeForwardPointer: {
+				/* A pointer type used before its OpTypePointer (a struct
+				 * pointing to itself): a struct member needs only its size. */
+				const spv_inst_t *d = spv_def(m, in->w[1]);
+				if (!d || d->opcode != SpvOpTypePointer || d->w[2] != in->w[2] || d->off < in->off)
+					spv_fail(c, in->off,
+						 "OpTypeForwardPointer %%%u %s: no such OpTypePointer after it",
+						 in->w[1], spv_enum_name(SPV_KIND_StorageClass, in->w[2]));
+				spv_type_t *t = &c->types[in->w[1]];
+				t->id = in->w[1];
+				t->k = TY_PTR;
+				t->sc = in->w[2];
+				t->size = t->align = c->ptr_bytes;
+				t->nleaf = 1;
+				break;
+			}
 			case SpvOpEntryPoint: {
 				spv_entry_t *e = &c->entries[c->nentries++];
 				if (in->w[1] != SpvExecutionModelKernel)
@@ -1715,7 +1759,7 @@ static void infer_roots(spv_ctx_t *c)
 		val_t *v = &c->vals[in->result];
 		if (in->w[3] == SpvStorageClassWorkgroup)
 			v->root = (root_t){R_SLM, 0, 0, 0};
-		else if (in->w[3] == SpvStorageClassInput && c->builtin[in->result])
+		else if (spv_builtin_var(c, in))
 			v->root = (root_t){R_BUILTIN, 0, 0, in->result};
 	}
 	for (uint32_t i = 0; i < c->nfi; i++)
@@ -3940,7 +3984,7 @@ static void setup_globals(spv_ctx_t *c)
 			if (slm > ZE_MAX_SLM_BYTES)
 				spv_fail(c, in->off, "the kernel's __local variables take more than %u bytes",
 					 ZE_MAX_SLM_BYTES);
-		} else if (in->w[3] == SpvStorageClassInput && c->builtin[in->result]) {
+		} else if (spv_builtin_var(c, in)) {
 			v->n = 1;
 			v->leaf = spv_alloc(c, 2 * sizeof(opnd_t));
 			v->leaf[0] = o_imm(0);

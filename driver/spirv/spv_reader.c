@@ -75,6 +75,12 @@ struct walker {
 
 static int insert(struct walker *wk, const struct pending *p, uint32_t n)
 {
+	/* The operands consumed so far are not needed any more: an operand
+	 * repeated without limit (OpGroupDecorate's targets, an OpEntryPoint's
+	 * interface, OpConstantComposite's constituents) takes one entry. */
+	memmove(&wk->q[0], &wk->q[wk->iq], (wk->nq - wk->iq) * sizeof(wk->q[0]));
+	wk->nq -= wk->iq;
+	wk->iq = 0;
 	if (wk->nq + n > MAX_PENDING)
 		return fail(wk->err, wk->errlen, "word %u: %s: too many operands to check", wk->off, wk->opname);
 	memmove(&wk->q[wk->iq + n], &wk->q[wk->iq], (wk->nq - wk->iq) * sizeof(wk->q[0]));
@@ -166,8 +172,9 @@ static int consume(struct walker *wk, const struct pending *p)
 			wk->pos++;
 			const uint32_t set = wk->w[3];
 			if (set < wk->env->bound && wk->env->ocl(wk->env->c, set) == 2) {
-				/* OpenCL.DebugInfo.100 mixes literals and ids: its operands
-				 * are skipped unchecked (the front end ignores them). */
+				/* OpenCL.DebugInfo.100 and SPIRV.debug mix literals and
+				 * ids: their operands are skipped unchecked (the front end
+				 * ignores them). */
 				wk->nq = wk->iq;
 				wk->pos = wk->n;
 				return 0;
@@ -464,7 +471,9 @@ int spv_read(const void *bytes, size_t size, spv_module_t *m, char *err, size_t 
 			    strncmp((const char *)&in->w[2], "OpenCL.std", (in->nwords - 2) * 4u) == 0)
 				m->ocl_set[in->result] = 1;
 			else if (in->opcode == OP_EXT_INST_IMPORT && in->nwords >= 3 &&
-				 strncmp((const char *)&in->w[2], "OpenCL.DebugInfo.100", (in->nwords - 2) * 4u) == 0)
+				 (strncmp((const char *)&in->w[2], "OpenCL.DebugInfo.100", (in->nwords - 2) * 4u) == 0 ||
+				  /* older llvm-spirv's debug information */
+				  strncmp((const char *)&in->w[2], "SPIRV.debug", (in->nwords - 2) * 4u) == 0))
 				m->ocl_set[in->result] = 2;
 		}
 		m->ninsts++;

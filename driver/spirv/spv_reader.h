@@ -35,7 +35,8 @@ typedef struct spv_module {
 	uint32_t ninsts;
 	spv_inst_t *insts;
 	uint32_t *def;      /* bound entries: index of the defining instruction + 1, or 0 */
-	uint8_t *ocl_set;   /* bound entries: 1 for ids of OpExtInstImport "OpenCL.std", 2 "OpenCL.DebugInfo.100" */
+	uint8_t *ocl_set;   /* bound entries: 1 for ids of OpExtInstImport "OpenCL.std", 2 "OpenCL.DebugInfo.100" or
+			     * "SPIRV.debug" */
 } spv_module_t;
 
 /* Read and validate a module of `size` bytes (either byte order).  Returns 0,

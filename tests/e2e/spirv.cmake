@@ -147,3 +147,46 @@ add_test(NAME spirv_loop_code
     --spirv $<TARGET_FILE:zesim-spirv> --dis $<TARGET_FILE:zesim-dis>
     ${SPV_KERNEL_DIR}/matmul.spv ${SPV_KERNEL_DIR}/invariant.spv)
 set_tests_properties(spirv_loop_code PROPERTIES LABELS unit TIMEOUT 120)
+
+# A module of functions and data only (a library: it exports them) builds,
+# with no kernels.
+e2e_test(spirv_nokernels spirv nokernels ${SPV_KERNEL_DIR}/functions.spv)
+
+# SPIR-V as older compilers wrote it (tests/kernels/old_spirv.py, the modules
+# above rewritten into build/tests/kernels/old/): the same programs with the
+# same expected results, on the older form of each module.
+function(spirv_old_test name program)
+  add_test(NAME e2e_spirv_old_${name} COMMAND ${E2E_RUN} $<TARGET_FILE:e2e_${program}> ${ARGN})
+  set_tests_properties(e2e_spirv_old_${name} PROPERTIES LABELS e2e TIMEOUT 300
+    ENVIRONMENT "ZESIM_BUILD=${CMAKE_BINARY_DIR}")
+endfunction()
+foreach(k vadd saxpy elementwise reduce histogram builtins)
+  spirv_old_test(${k} spirv ${k} ${SPV_OLD_DIR}/${k}.spv)
+endforeach()
+spirv_old_test(spec_constants spirv spec ${SPV_OLD_DIR}/spec_constants.spv)
+spirv_old_test(spec_ops spirv spec_ops ${SPV_OLD_DIR}/spec_ops.spv)
+spirv_old_test(ops spirv_ops ${SPV_OLD_DIR})
+spirv_old_test(narrow spirv_narrow ${SPV_OLD_DIR}/narrow.spv ${SPV_OLD_DIR}/private.spv)
+spirv_old_test(constdata spirv_printf constdata ${SPV_OLD_DIR})
+spirv_old_test(printf spirv_printf printf ${SPV_OLD_DIR})
+spirv_old_test(printf_fp64 spirv_printf printf ${SPV_OLD_DIR}/fp64)
+spirv_old_test(math spirv_math ${SPV_OLD_DIR})
+spirv_old_test(link spirv_link ${SPV_OLD_DIR})
+foreach(k matmul scan iterate black_scholes invariant)
+  spirv_old_test(${k} spirv_corpus ${k} ${SPV_OLD_DIR}/${k}.spv)
+endforeach()
+spirv_old_test(random spirv_random ${SPV_OLD_DIR}/random)
+spirv_old_test(loops spirv_loops ${SPV_OLD_DIR}/loops)
+spirv_old_test(loops_pipe spirv_loops ${SPV_OLD_DIR}/loops_pipe)
+# The module of functions and data only, exporting nothing.
+spirv_old_test(nokernels spirv nokernels ${SPV_OLD_DIR}/functions_noexports.spv)
+# Every module's older form translates to the same ZE-ISA module, byte for
+# byte (or fails as the original does), and has the older features.
+add_test(NAME spirv_old_same_code
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/test_spirv_old.py
+    --spirv $<TARGET_FILE:zesim-spirv> ${SPV_KERNEL_DIR})
+set_tests_properties(spirv_old_same_code PROPERTIES LABELS unit TIMEOUT 300)
+# spv_link on the older forms: merged modules through spirv-val (SPIRV.debug
+# is left out of a linked module) and the front end.
+add_test(NAME spirv_link_old COMMAND test_spirv_link_unit ${SPV_OLD_DIR} ${ZESIM_SPIRV_VAL} 200)
+set_tests_properties(spirv_link_old PROPERTIES LABELS unit TIMEOUT 300)

@@ -603,6 +603,44 @@ static void test_spec_ops(e2e_t *e, const char *path)
 	     SPEC_OPS);
 }
 
+/* A module of functions and data only: it builds (an empty log), has no
+ * kernels and no native binary. */
+static void test_nokernels(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	uint32_t count = 7;
+	CHECK(zeModuleGetKernelNames(m, &count, NULL));
+	EXPECT(count == 0, "%u kernels in a module of functions only", count);
+	const char *name = "weigh";
+	count = 1;
+	CHECK(zeModuleGetKernelNames(m, &count, &name));
+	EXPECT(count == 0, "%u kernel names returned", count);
+	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "weigh"};
+	ze_kernel_handle_t k = NULL;
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, zeKernelCreate(m, &kd, &k));
+	size_t size = 1;
+	CHECK(zeModuleGetNativeBinary(m, &size, NULL));
+	EXPECT(size == 0, "a native binary of %zu bytes", size);
+	CHECK(zeModuleDestroy(m));
+	/* It is checked all the same: with 32-bit addressing it is refused. */
+	size_t bytes;
+	uint32_t *w = (uint32_t *)read_file(path, &bytes);
+	int found = 0;
+	for (size_t i = 5; i < bytes / 4 && !found; i += w[i] >> 16 ? w[i] >> 16 : bytes)
+		if (w[i] == (3u << 16 | 14u)) { /* OpMemoryModel Physical64 OpenCL */
+			w[i + 1] = 1; /* Physical32 */
+			found = 1;
+		}
+	EXPECT(found, "no OpMemoryModel in %s", path);
+	char log[2048];
+	m = NULL;
+	const ze_result_t r = spirv_build(e, ZE_MODULE_FORMAT_IL_SPIRV, w, bytes, &m, log, sizeof(log));
+	EXPECT(r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE && strstr(log, "addressing model Physical32"),
+	       "a module of functions only with 32-bit addressing: 0x%x, %s", (unsigned)r, log);
+	free(w);
+	note("nokernels: built, 0 kernels, no native binary; refused with 32-bit addressing");
+}
+
 int main(int argc, char **argv)
 {
 	EXPECT(argc == 3, "usage: test_spirv KERNEL MODULE.spv");
@@ -625,6 +663,8 @@ int main(int argc, char **argv)
 		test_spec(&e, path);
 	else if (strcmp(which, "spec_ops") == 0)
 		test_spec_ops(&e, path);
+	else if (strcmp(which, "nokernels") == 0)
+		test_nokernels(&e, path);
 	else
 		EXPECT(0, "unknown kernel %s", which);
 	e2e_fini(&e);

@@ -2,7 +2,8 @@
  * cl2.cl, each checked against the host: 64-bit integers, 32-bit division,
  * unstructured control flow, vectors and built-ins, structs and function
  * calls, atomics, math and integer built-ins, conversions, classification,
- * dynamic vector indexing, pointers chosen at run time, OpenCL 2.0 work-item
+ * dynamic vector indexing, pointers chosen at run time, a struct holding a
+ * pointer to its own type (OpTypeForwardPointer), OpenCL 2.0 work-item
  * functions, SIMD8, (asm_ops.spvasm) instructions OpenCL C does not
  * produce, and (returns.spvasm) returns before, inside and after a loop.  Compiled with -ffp-contract=off like the kernels.
  *
@@ -439,6 +440,36 @@ static void atomic_ops2(e2e_t *e, ze_module_handle_t m)
 		EXPECT(ret[i] == 10 + i, "atomic_inc results are not a permutation");
 	CHECK(zeMemFree(e->ctx, g));
 	CHECK(zeMemFree(e->ctx, ret));
+	CHECK(zeKernelDestroy(k));
+}
+
+/* struct node of ops2.cl: a struct holding a pointer to its own type. */
+struct node {
+	int32_t value;
+	void *next;
+	float weight;
+};
+
+static void node_fields(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "node_fields");
+	const uint32_t n = 96;
+	struct node *nodes = e2e_alloc_shared(e, (n + 1) * sizeof(struct node));
+	int32_t *out = e2e_alloc_shared(e, n * 4);
+	uint32_t seed = 77;
+	for (uint32_t i = 0; i <= n; i++) {
+		nodes[i].value = (int32_t)(e2e_rand(&seed) % 2001) - 1000;
+		nodes[i].next = &nodes[(i + 1) % (n + 1)];
+		nodes[i].weight = (float)(e2e_rand(&seed) % 200) - 99.5f;
+	}
+	const e2e_arg_t args[] = {{8, &nodes}, {8, &out}};
+	spirv_launch(e, k, 32, n, 2, args);
+	for (uint32_t i = 0; i < n; i++) {
+		const int32_t want = nodes[i].value * 3 + (int32_t)nodes[i].weight - nodes[i + 1].value;
+		EXPECT(out[i] == want, "node_fields[%u] = %d, expected %d", i, out[i], want);
+	}
+	CHECK(zeMemFree(e->ctx, nodes));
+	CHECK(zeMemFree(e->ctx, out));
 	CHECK(zeKernelDestroy(k));
 }
 
@@ -891,6 +922,7 @@ int main(int argc, char **argv)
 	misc_ops(&e, m);
 	atomic_ops2(&e, m);
 	swap_loop(&e, m);
+	node_fields(&e, m);
 	CHECK(zeModuleDestroy(m));
 	m = load(&e, argv[1], "cl2.spv");
 	ids2(&e, m);

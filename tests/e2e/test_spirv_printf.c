@@ -116,6 +116,13 @@ static void test_tables(e2e_t *e, ze_module_handle_t m)
 	EXPECT(memcmp(global_pointer(m, "wide", sizeof(wide)), wide, sizeof(wide)) == 0, "wide");
 	EXPECT(strcmp(global_pointer(m, "message", sizeof(message)), message) == 0, "message");
 	EXPECT(memcmp(global_pointer(m, "hidden", sizeof(hidden)), hidden, sizeof(hidden)) == 0, "hidden");
+	const int16_t *table = global_pointer(m, "long_table", 256);
+	for (int i = 0; i < 128; i++)
+		EXPECT(table[i] == (i * i * 37 + 11) % 1000, "long_table[%d] = %d", i, table[i]);
+	/* __attribute__((aligned(64))), also from a decoration group. */
+	const char *a = global_pointer(m, "aligned_a", 3), *b = global_pointer(m, "aligned_b", 5);
+	EXPECT((uintptr_t)a % 64 == 0 && (uintptr_t)b % 64 == 0 && a[2] == 3 && b[4] == 8, "aligned_a %p, aligned_b %p", a,
+	       b);
 	void *p = NULL;
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, zeModuleGetGlobalPointer(m, "lookup", NULL, &p));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, zeModuleGetGlobalPointer(m, "nothing", NULL, &p));

@@ -69,7 +69,7 @@ enum {
 	OpCapability = 17, OpTypeVoid = 19, OpTypeInt = 21, OpTypeFloat = 22, OpTypePointer = 32,
 	OpTypeFunction = 33, OpConstant = 43, OpFunction = 54, OpFunctionParameter = 55, OpFunctionEnd = 56,
 	OpLoad = 61, OpStore = 62, OpInBoundsPtrAccessChain = 70, OpDecorate = 71, OpVariable = 59, OpFAdd = 129,
-	OpLabel = 248, OpBranch = 249, OpSwitch = 251, OpReturn = 253,
+	OpLabel = 248, OpBranch = 249, OpSwitch = 251, OpReturn = 253, OpTypeStruct = 30, OpTypeForwardPointer = 39,
 };
 
 /* The prologue of a kernel module: ids 1-9 used. */
@@ -412,10 +412,41 @@ static void test_compile(void)
 	rc = spv_compile(m.w, m.n * 4, &opt, &out, err, sizeof(err));
 	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "capability ImageBasic is not supported"), "%s", err);
 
-	/* No entry point. */
+	/* No entry point: a valid module of no kernels, but no ZE-ISA module. */
 	prologue(&m, 20);
 	rc = spv_compile(m.w, m.n * 4, &opt, &out, err, sizeof(err));
-	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "no kernels"), "%s", err);
+	CHECK_THAT(rc == SPV_OK && out.nkernels == 0, "%s", err);
+	if (rc == SPV_OK)
+		zm_module_free(&out);
+	uint8_t *elf = NULL;
+	size_t elf_size = 0;
+	rc = spv_compile_elf(m.w, m.n * 4, &opt, &elf, &elf_size, err, sizeof(err));
+	CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, "no kernels") && !elf, "%s", err);
+	/* A struct pointing to itself: its pointer type declared ahead (types
+	 * 10-12 before the function of kernel_module). */
+	for (int bad = 0; bad < 2; bad++) {
+		kernel_module(&m, 0);
+		mod_t tail = m;
+		uint32_t fn = 5;
+		while ((m.w[fn] & 0xffffu) != OpFunction)
+			fn += m.w[fn] >> 16;
+		m.n = fn;
+		const uint32_t at = op(&m, OpTypeForwardPointer, 2, 10u, 5u); /* CrossWorkgroup */
+		op(&m, OpTypeInt, 3, 11u, 32u, 0u);
+		op(&m, OpTypeStruct, 3, 12u, 11u, 10u);
+		op(&m, OpTypePointer, 3, 10u, bad ? 4u : 5u, 12u); /* 4: Workgroup, not the storage class declared */
+		memcpy(&m.w[m.n], &tail.w[fn], (tail.n - fn) * 4);
+		m.n += tail.n - fn;
+		rc = spv_compile(m.w, m.n * 4, &opt, &out, err, sizeof(err));
+		if (!bad) {
+			CHECK_THAT(rc == SPV_OK, "a forward pointer: %s", err);
+			if (rc == SPV_OK)
+				zm_module_free(&out);
+		} else {
+			snprintf(want, sizeof(want), "word %u: OpTypeForwardPointer %%10 CrossWorkgroup: no such", at);
+			CHECK_THAT(rc == SPV_BUILD_FAILED && strstr(err, want), "%s", err);
+		}
+	}
 	/* A block without a terminator. */
 	kernel_module(&m, 0);
 	m.w[m.n - 2] = 1u << 16 | OpNop;

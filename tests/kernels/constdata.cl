@@ -18,6 +18,23 @@ __constant ulong wide[2] = {0x0123456789abcdefUL, 0xfedcba9876543210UL};
 __constant char message[] = "program-scope data works";
 static __constant uint hidden[4] = {0xdeadbeef, 0xcafef00d, 0x8badf00d, 0x0ddba11};
 __constant short shorts[5] = {-1, 2, -300, 4000, 5};
+// More than 96 constituents in one OpConstantComposite (the reader's operand
+// queue once stopped there); read through zeModuleGetGlobalPointer:
+// (i * i * 37 + 11) % 1000.
+__constant short long_table[128] = {
+	11, 48, 159, 344, 603, 936, 343, 824, 379, 8, 711, 488, 339, 264, 263, 336,
+	483, 704, 999, 368, 811, 328, 919, 584, 323, 136, 23, 984, 19, 128, 311, 568,
+	899, 304, 783, 336, 963, 664, 439, 288, 211, 208, 279, 424, 643, 936, 303, 744,
+	259, 848, 511, 248, 59, 944, 903, 936, 43, 224, 479, 808, 211, 688, 239, 864,
+	563, 336, 183, 104, 99, 168, 311, 528, 819, 184, 623, 136, 723, 384, 119, 928,
+	811, 768, 799, 904, 83, 336, 663, 64, 539, 88, 711, 408, 179, 24, 943, 936,
+	3, 144, 359, 648, 11, 448, 959, 544, 203, 936, 743, 624, 579, 608, 711, 888,
+	139, 464, 863, 336, 883, 504, 199, 968, 811, 728, 719, 784, 923, 136, 423, 784,
+};
+// Aligned beyond their types (Alignment 64, which older compilers put in a
+// decoration group shared by both).
+__constant char aligned_a[3] __attribute__((aligned(64))) = {1, 2, 3};
+__constant char aligned_b[5] __attribute__((aligned(64))) = {4, 5, 6, 7, 8};
 
 __kernel void lookup(__global const uint *idx, __global int *out_i, __global float *out_f, __global ulong *out_l)
 {

@@ -28,7 +28,7 @@ function(spv_kernel name source)
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${spv})
 endfunction()
 
-foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2 narrow div64 math_ptr regress)
+foreach(k vadd saxpy elementwise reduce histogram builtins ops ops2 narrow div64 math_ptr regress functions)
   spv_kernel(${k} ${k})
 endforeach()
 # -fno-builtin: no memset/memcpy idioms on private arrays, which llvm-spirv-14
@@ -169,5 +169,22 @@ add_custom_command(OUTPUT ${outputs}
   VERBATIM)
 set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${outputs})
 
+# Every module above rewritten into the form older llvm-spirv releases wrote
+# (tests/kernels/old_spirv.py: SPIR-V 1.0, built-ins in UniformConstant,
+# decoration groups, forward pointers, SPIRV.debug, ArbitraryPrecisionIntegersINTEL),
+# in the same places under old/, each checked by spirv-val without its
+# SPIRV.debug instructions (which spirv-val refuses); functions.spv also
+# without its exports (a module of functions only that exports nothing).
+set(SPV_OLD_DIR ${SPV_KERNEL_DIR}/old)
 get_property(SPV_KERNEL_FILES GLOBAL PROPERTY SPV_KERNEL_FILES)
-add_custom_target(spirv_kernels ALL DEPENDS ${SPV_KERNEL_FILES})
+add_custom_command(OUTPUT ${SPV_OLD_DIR}/old.stamp
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${SPV_OLD_DIR}
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/old_spirv.py --spirv-val ${ZESIM_SPIRV_VAL}
+    --tree ${SPV_KERNEL_DIR} ${SPV_OLD_DIR}
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/old_spirv.py --spirv-val ${ZESIM_SPIRV_VAL} --no-exports
+    ${SPV_KERNEL_DIR}/functions.spv ${SPV_OLD_DIR}/functions_noexports.spv
+  COMMAND ${CMAKE_COMMAND} -E touch ${SPV_OLD_DIR}/old.stamp
+  DEPENDS ${SPV_KERNEL_FILES} ${SPV_KERNEL_SRC}/old_spirv.py
+  COMMENT "Rewriting the SPIR-V test modules into the older form (old_spirv.py)"
+  VERBATIM)
+add_custom_target(spirv_kernels ALL DEPENDS ${SPV_KERNEL_FILES} ${SPV_OLD_DIR}/old.stamp)

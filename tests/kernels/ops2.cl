@@ -86,3 +86,18 @@ __kernel void swap_loop(__global int *io)
 	io[2 * i] = a;
 	io[2 * i + 1] = b;
 }
+
+// A struct pointing to itself: llvm-spirv declares its pointer type ahead
+// (OpTypeForwardPointer). Only the layout is used (int at 0, the pointer at 8,
+// float at 16; pointers stored in memory are not supported yet).
+struct node {
+	int value;
+	__global struct node *next;
+	float weight;
+};
+
+__kernel void node_fields(__global struct node *nodes, __global int *out)
+{
+	size_t i = get_global_id(0);
+	out[i] = nodes[i].value * 3 + (int)nodes[i].weight - nodes[i + 1].value;
+}
