@@ -309,6 +309,40 @@ def idle_time(gpu, tmp, mode):
     return [f"idle time: {p}" for p in problems]
 
 
+def oa_off(gpu, asm, tmp):
+    """oa_block off: no OA block (GT_UNITS.OA 0, its registers read 0 and ignore writes,
+    and REPORT_PERF_COUNT still writes its report id (and the timestamp), with zeros for the
+    counters."""
+    src, mod, stim = tmp / "off.zeasm", tmp / "off.elf", tmp / "off.json"
+    src.write_text(".kernel empty\n.simd 8\n        send.eot\n")
+    r = zetools.assemble(asm, src, mod)
+    if r.returncode:
+        return [f"oa_block off: the empty kernel does not assemble: {r.stderr}"]
+    walker = {"cmd": "compute_walker", "kernel": "empty", "group_size": [8, 1, 1], "groups": [4, 1, 1]}
+    stim.write_text(json.dumps({
+        "buffers": [{"address": hex(QUERY_VA), "size": 4096}],
+        "modules": [{"path": str(mod), "address": hex(MODULE_VA)}],
+        "commands": [walker, {"cmd": "raw", "dwords": [0x05000004, QUERY_VA, 0, 0x77]}]}))
+    cfg = tmp / "off.cfg"
+    cfg.write_text(json.dumps({"oa_block": "off"}))
+    problems = []
+    with zedaemon.Daemon(gpu, "--preset", "tiny", "--config", str(cfg)) as d:
+        if d.mmio_read(REGS["GT_UNITS"]) & 1:
+            problems.append("GT_UNITS.OA set with oa_block off")
+        program(d, 20, 0)
+        if d.mmio_read(REGS["OA_CTL"]) or d.mmio_read(REGS["OA_BUF_SIZE"]):
+            problems.append("OA registers answer with oa_block off")
+        res = d.stimulus(stim)
+    if res.get("engine_error"):
+        return [f"oa_block off: engine error {res['engine_error']}: {res.get('error_text')}"]
+    q = next(b for b in res["buffers"] if int(b["address"], 16) == QUERY_VA)
+    rep = decode(bytes.fromhex(q["data"])[:256])
+    if rep["id"] != 0x77 or any(rep["a"]) or any(rep["bc"]) or rep["ticks"]:
+        problems.append(f"query report without an OA block: id {rep['id']:#x}, ticks {rep['ticks']}, "
+                        f"counters {sum(rep['a']) + sum(rep['bc'])} (the id and zeros expected)")
+    return [f"oa_block off: {p}" for p in problems]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--gpu", required=True)
@@ -335,6 +369,7 @@ def main():
             seed += 1
         failures += overflow(a.gpu, a.asm, tmp, a.mode)
         failures += idle_time(a.gpu, tmp, a.mode)
+        failures += oa_off(a.gpu, a.asm, tmp)
     for f in failures:
         print(f)
     if failures:
