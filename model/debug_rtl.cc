@@ -125,14 +125,22 @@ DebugState DebugRtl::state() const
 static void print_state(FILE *f, const char *side, const DebugState &s, const DebugState &other)
 {
     std::fprintf(f, "  %s: irq %d stopped %u attn_count %u\n", side, int(s.irq), s.stopped, s.attn_count);
-    for (uint32_t w = 0; w < DebugTwin::kWords; w++)
-        if (s.attn[w] || s.halt[w] || s.exc[w] || s.attn[w] != other.attn[w] || s.halt[w] != other.halt[w] ||
-            s.exc[w] != other.exc[w])
-            std::fprintf(f, "    word %2u (threads %4u-%4u): attn %08x halt %08x exc %08x%s\n", w, 32 * w,
+    // Every differing word, and the first few other non-zero ones.
+    unsigned others = 0;
+    for (uint32_t w = 0; w < DebugTwin::kWords; w++) {
+        const bool differs = s.attn[w] != other.attn[w] || s.halt[w] != other.halt[w] || s.exc[w] != other.exc[w];
+        if (!differs && !(s.attn[w] || s.halt[w] || s.exc[w]))
+            continue;
+        if (!differs && others++ >= 4)
+            continue;
+        std::fprintf(f, "    word %2u (threads %4u-%4u): attn %08x halt %08x exc %08x%s\n", w, 32 * w,
                          32 * w + 31, s.attn[w], s.halt[w], s.exc[w],
                          (s.attn[w] != other.attn[w] || s.halt[w] != other.halt[w] || s.exc[w] != other.exc[w])
                              ? "  <-- differs"
                              : "");
+    }
+    if (others > 4)
+        std::fprintf(f, "    (%u more non-zero words alike on both sides)\n", others - 4);
 }
 
 void DebugChecked::report(const char *what, const DebugIn *in, uint32_t rtl_read, uint32_t twin_read)
