@@ -4,7 +4,10 @@
 // section 1, not only against the RTL), then randomized halt / resume / breakpoint /
 // fault / exception / thread-end sequences with MMIO writes and reads.
 //
-//   test_debug [clocks [seed]] [--fst path] [--random-only]   (exit 0: no difference)
+//   test_debug [clocks [seed]] [--fst path [--log path]] [--random-only]   (exit 0: no difference)
+// --log writes, per random clock n, the twin's state after it (the waveform at 2n+1):
+// "n irq stopped attn_count attn halt exc" with the bitmaps in hex, thread 1023 first
+// (tests/rtl/debug_waves.py reads the FST back against it).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -223,13 +226,22 @@ const uint32_t kAddrs[] = {ZS_REG_DBG_CTL,   ZS_REG_DBG_INFO,   ZS_REG_DBG_ATTN_
                            ZS_REG_DBG_RESUME, ZS_REG_DBG_ALL,   ZS_REG_DBG_THREAD,     ZS_REG_DBG_REASON,
                            0x5030,           0x4ffc};
 
-bool random_run(uint64_t clocks, uint64_t seed, const char *fst)
+bool random_run(uint64_t clocks, uint64_t seed, const char *fst, const char *log)
 {
     std::mt19937_64 rng(seed);
     DebugChecked dc;
     if (fst)
         dc.rtl().open_trace(fst);
-    uint64_t stops = 0, irqs = 0, max_attn = 0;
+    FILE *lf = log ? std::fopen(log, "w") : nullptr;
+    if (log && !lf) {
+        std::perror(log);
+        return false;
+    }
+    auto hex = [lf](const DebugTwin::Bits &b) {
+        for (uint32_t w = DebugTwin::kWords; w-- > 0;)
+            std::fprintf(lf, "%08x", b[w]);
+    };
+    uint64_t irqs = 0, max_attn = 0;
     for (uint64_t c = 0; c < clocks; c++) {
         DebugIn in;
         const uint32_t r = uint32_t(rng());
@@ -259,7 +271,11 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst)
         }
         if (!dc.step(in))
             return false;
-        stops += dc.twin().stopped != stops ? 1 : 0;
+        if (lf) {
+            const DebugTwin &t = dc.twin();
+            std::fprintf(lf, "%llu %d %u %u ", (unsigned long long)c, int(t.irq), t.stopped, t.attn_count());
+            hex(t.attn), std::fputc(' ', lf), hex(t.halt), std::fputc(' ', lf), hex(t.exc), std::fputc('\n', lf);
+        }
         irqs += dc.twin().irq;
         max_attn = std::max<uint64_t>(max_attn, dc.twin().attn_count());
         if ((c & 0xffff) == 0)  // the idle reads of every register and thread
@@ -268,6 +284,8 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst)
         if (!dc.ok())
             return false;
     }
+    if (lf)
+        std::fclose(lf);
     std::printf("test_debug: %llu clocks seed %llu: 0 differences (stops %u, interrupts %llu, most in attention %llu)\n",
                 (unsigned long long)clocks, (unsigned long long)seed, dc.twin().stopped, (unsigned long long)irqs,
                 (unsigned long long)max_attn);
@@ -279,12 +297,14 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst)
 int main(int argc, char **argv)
 {
     uint64_t clocks = 1000000, seed = 1;
-    const char *fst = nullptr;
+    const char *fst = nullptr, *log = nullptr;
     bool random_only = false;
     int pos = 0;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--fst") && i + 1 < argc)
             fst = argv[++i];
+        else if (!std::strcmp(argv[i], "--log") && i + 1 < argc)
+            log = argv[++i];
         else if (!std::strcmp(argv[i], "--random-only"))
             random_only = true;
         else if (pos++ == 0)
@@ -300,5 +320,5 @@ int main(int argc, char **argv)
     }
     if (!random_only)
         std::printf("test_debug: directed cases passed\n");
-    return random_run(clocks, seed, fst) ? 0 : 1;
+    return random_run(clocks, seed, fst, log) ? 0 : 1;
 }
