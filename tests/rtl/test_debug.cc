@@ -263,8 +263,12 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst, const char *log
             case ZS_REG_DBG_WORD: in.reg_wdata = pick_word(rng); break;
             case ZS_REG_DBG_THREAD: in.reg_wdata = k % 2 ? pick_thread(rng) : uint32_t(rng()); break;
             case ZS_REG_DBG_ALL:
-                // Rarely halt all (it floods the requests), often resume all or cancel.
-                in.reg_wdata = k % 8 == 0 ? 1u : (k % 8 < 3 ? 4u : uint32_t(rng()) & 0xe);
+                // Rarely halt all (it floods the requests), often resume all or cancel;
+                // sometimes any combination (halt and cancel in one write).
+                in.reg_wdata = k % 8 == 0   ? 1u
+                               : k % 8 < 3  ? 4u
+                               : k % 24 == 7 ? uint32_t(rng()) & 0xf
+                                             : uint32_t(rng()) & 0xe;
                 break;
             default: in.reg_wdata = k % 3 ? uint32_t(rng()) : (k % 2 ? ~0u : 1u << ((k >> 2) % 32)); break;
             }
