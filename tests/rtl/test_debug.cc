@@ -244,13 +244,16 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst, const char *log
     uint64_t irqs = 0, max_attn = 0;
     for (uint64_t c = 0; c < clocks; c++) {
         DebugIn in;
+        // Every fourth phase of 64 Ki clocks is a storm: stops anywhere, few ends, no
+        // resume, so that most of the 1024 threads end up in attention.
+        const bool storm = (c >> 16) % 4 == 3;
         const uint32_t r = uint32_t(rng());
         if (r % 100 < 35) {
             in.stop_valid = true;
-            in.stop_tid = pick_thread(rng);
+            in.stop_tid = storm ? uint32_t(rng()) % DebugTwin::kThreads : pick_thread(rng);
             in.stop_reason = (r >> 8) % 16 ? 1 + (r >> 12) % 4 : (r >> 16) % 8;
         }
-        if ((r >> 20) % 100 < 12) {
+        if ((r >> 20) % 100 < (storm ? 1u : 12u)) {
             in.end_valid = true;
             in.end_tid = (r >> 28) % 4 == 0 && in.stop_valid ? in.stop_tid : pick_thread(rng);
         }
@@ -273,6 +276,8 @@ bool random_run(uint64_t clocks, uint64_t seed, const char *fst, const char *log
             default: in.reg_wdata = k % 3 ? uint32_t(rng()) : (k % 2 ? ~0u : 1u << ((k >> 2) % 32)); break;
             }
         }
+        if (storm && (in.reg_addr == ZS_REG_DBG_RESUME || in.reg_addr == ZS_REG_DBG_ALL))
+            in.reg_we = false;
         if (!dc.step(in))
             return false;
         if (lf) {
