@@ -1,7 +1,8 @@
 /* Pointers stored in memory (tests/kernels/pointers.cl, OpenCL C 2.0): global
  * pointers loaded from buffers, structs in buffers, a table of tables, a
  * private array and a linked list, then dereferenced for loads, stores and
- * atomics; pointers and structs holding them stored to memory.  Each result
+ * atomics, at negative offsets, converted to integers; pointers and structs
+ * holding them stored to memory.  Each result
  * against the host.  Then the refusal of a local pointer stored in memory
  * (pointers_bad.cl) with its build-log message.
  *
@@ -221,6 +222,32 @@ static void ptr_struct_copy(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+static void ptr_negative(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "ptr_negative");
+	int32_t *buf[4], **tab = e2e_alloc_shared(e, 4 * sizeof(int32_t *));
+	for (int b = 0; b < 4; b++)
+		tab[b] = buf[b] = ints(e, 128, 50 + b);
+	int32_t *sel = ints(e, N, 51), *out = ints(e, N, 0);
+	uint64_t *addr = e2e_alloc_shared(e, N * 8);
+	const e2e_arg_t args[] = {{8, &tab}, {8, &sel}, {8, &out}, {8, &addr}};
+	spirv_launch(e, k, 16, N, 4, args);
+	for (uint32_t i = 0; i < N; i++) {
+		const int b = sel[i] & 3;
+		EXPECT(out[i] == buf[b][100 - (i & 63)], "ptr_negative item %u: %d, expected %d", i, out[i],
+		       buf[b][100 - (i & 63)]);
+		EXPECT(addr[i] == (uint64_t)(uintptr_t)buf[b], "ptr_negative item %u: address %#llx, expected %p", i,
+		       (unsigned long long)addr[i], (void *)buf[b]);
+	}
+	for (int b = 0; b < 4; b++)
+		CHECK(zeMemFree(e->ctx, buf[b]));
+	CHECK(zeMemFree(e->ctx, tab));
+	CHECK(zeMemFree(e->ctx, sel));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, addr));
+	CHECK(zeKernelDestroy(k));
+}
+
 static void refused(e2e_t *e, const char *path)
 {
 	size_t size;
@@ -247,6 +274,7 @@ int main(int argc, char **argv)
 	ptr_store(&e, m);
 	ptr_list(&e, m);
 	ptr_struct_copy(&e, m);
+	ptr_negative(&e, m);
 	CHECK(zeModuleDestroy(m));
 	refused(&e, argv[2]);
 	e2e_fini(&e);

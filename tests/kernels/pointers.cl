@@ -80,3 +80,12 @@ kernel void ptr_struct_copy(global const job_t *in, global job_t *out, global in
 	out[i] = j;
 	*j.dst = j.scale;
 }
+
+/* Negative offsets from a loaded pointer, and loaded pointers as integers. */
+kernel void ptr_negative(global int *global *tab, global const int *sel, global int *out, global ulong *addr)
+{
+	const int i = get_global_id(0);
+	global int *p = tab[sel[i] & 3] + 100;
+	out[i] = p[-(i & 63)];
+	addr[i] = (ulong)tab[sel[i] & 3];
+}
