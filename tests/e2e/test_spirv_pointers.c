@@ -279,6 +279,6 @@ int main(int argc, char **argv)
 	refused(&e, argv[2]);
 	e2e_fini(&e);
 	note("pointers: tables of pointers, structs of pointers, two levels, a private array, stores of pointers, a "
-	     "linked list; a local pointer in memory refused");
+	     "linked list, negative offsets, pointers as integers; a local pointer in memory refused");
 	return 0;
 }
