@@ -1851,6 +1851,8 @@ static void infer_roots(spv_ctx_t *c)
 
 /* ---- kernel arguments ------------------------------------------------------------------ */
 
+static void byval_variable(spv_ctx_t *c, uint32_t id, uint32_t type, uint32_t offset);
+
 static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 {
 	c->args = spv_alloc(c, (fn->nparams + 1) * sizeof(kernel_arg_t));
@@ -1869,10 +1871,17 @@ static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 		const char *n = c->names[p] ? c->names[p] : name;
 		a->name = spv_alloc(c, strlen(n) + 1);
 		memcpy(a->name, n, strlen(n) + 1);
-		if (t->k == TY_PTR) {
-			if (c->byval[p] || t->sc == SpvStorageClassFunction)
-				spv_fail(c, c->cur_word, "kernel argument %u (%s): structures passed by value are not "
-					 "supported yet", i, a->name);
+		const int byval = t->k == TY_PTR && (c->byval[p] || t->sc == SpvStorageClassFunction);
+		if (byval) {
+			/* a struct passed by value: its bytes in the argument area,
+			 * copied into a private variable (byval_variable) */
+			const spv_type_t *e = ty(c, t->elem);
+			if (t->sc != SpvStorageClassFunction || !e->size)
+				spv_fail(c, c->cur_word, "kernel argument %u (%s): a byval argument that is not a "
+					 "private pointer to a value of known size", i, a->name);
+			a->kind = ZM_ARG_VALUE;
+			a->size = e->size;
+		} else if (t->k == TY_PTR) {
 			if (t->sc == SpvStorageClassWorkgroup) {
 				a->kind = ZM_ARG_LOCAL;
 				a->size = 4;
@@ -1905,7 +1914,9 @@ static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 		v->n = t->nleaf;
 		v->leaf = spv_alloc(c, (v->n + 1) * sizeof(opnd_t));
 		const uint32_t reg = 7 + a->offset / 32, sub = (a->offset / 4) % 8;
-		if (a->kind == ZM_ARG_GLOBAL) {
+		if (byval) {
+			byval_variable(c, p, a->type, a->offset);
+		} else if (a->kind == ZM_ARG_GLOBAL) {
 			v->root = (root_t){R_GLOBAL, (uint8_t)reg, (uint8_t)sub, i};
 			v->leaf[0] = o_imm(0);
 			v->leaf[1] = o_imm(0);
@@ -2136,6 +2147,39 @@ static void private_variable(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *v = def_val(c, in->result, in->type);
 	v->leaf[0] = o_imm(0);
 	v->root = (root_t){R_PRIVATE, 0, 0, in->result};
+}
+
+/* A struct passed by value: a private variable holding the dwords of the
+ * argument area at `offset`. */
+static void byval_variable(spv_ctx_t *c, uint32_t id, uint32_t type, uint32_t offset)
+{
+	const spv_type_t *t = ty(c, ty(c, type)->elem);
+	const uint32_t ndw = (t->size + 3) / 4;
+	if (ndw > PRIV_MAX_DWORDS || c->priv_total + ndw > PRIV_TOTAL_DWORDS)
+		spv_fail(c, c->cur_word, "a structure passed by value of %u bytes; it is held in registers, at most %u "
+			 "bytes per variable and %u per kernel", t->size, 4 * PRIV_MAX_DWORDS, 4 * PRIV_TOTAL_DWORDS);
+	if (!c->priv_first) {
+		c->priv_first = spv_alloc(c, c->nids * sizeof(uint32_t));
+		c->priv_ndw = spv_alloc(c, c->nids * sizeof(uint32_t));
+	}
+	const uint32_t first = spv_new_vreg(c, 1) + 1;
+	for (uint32_t k = 1; k < ndw; k++)
+		spv_new_vreg(c, 1);
+	c->priv_first[id] = first;
+	c->priv_ndw[id] = ndw;
+	c->priv_total += ndw;
+	c->cur = &c->blk[c->rpo_list[0]];
+	for (uint32_t k = 0; k < ndw; k++) {
+		const uint32_t o = offset + 4 * k;
+		inst_t m = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(first - 1 + k),
+			    .s = {o_s(7 + o / 32, (o / 4) % 8)}};
+		emit(c, &m);
+	}
+	c->cur = NULL;
+	val_t *v = &c->vals[id];
+	v->leaf[0] = o_imm(0);
+	v->leaf[1] = o_imm(0);
+	v->root = (root_t){R_PRIVATE, 0, 0, id};
 }
 
 static uint32_t priv_var(spv_ctx_t *c, const val_t *p, uint32_t *ndw)

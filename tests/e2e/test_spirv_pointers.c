@@ -248,6 +248,31 @@ static void ptr_negative(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+static void byval(e2e_t *e, ze_module_handle_t m)
+{
+	ze_kernel_handle_t k = e2e_kernel(m, "byval");
+	struct params {
+		int32_t scale;
+		int16_t bias;
+		int8_t shift;
+		int64_t big;
+	} p = {-13, 1234, 3, 0x123456789abcLL};
+	int32_t *src = ints(e, N, 60), *out = ints(e, N, 0);
+	int64_t *out64 = e2e_alloc_shared(e, N * 8);
+	const e2e_arg_t args[] = {{sizeof(p), &p}, {8, &src}, {8, &out}, {8, &out64}};
+	spirv_launch(e, k, 16, N, 4, args);
+	for (uint32_t i = 0; i < N; i++) {
+		const int32_t want = ((src[i] * (i & 1 ? -p.scale : p.scale)) >> p.shift) + p.bias;
+		EXPECT(out[i] == want, "byval item %u: %d, expected %d", i, out[i], want);
+		EXPECT(out64[i] == p.big + i, "byval item %u: %lld, expected %lld", i, (long long)out64[i],
+		       (long long)(p.big + i));
+	}
+	CHECK(zeMemFree(e->ctx, src));
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, out64));
+	CHECK(zeKernelDestroy(k));
+}
+
 static void refused(e2e_t *e, const char *path)
 {
 	size_t size;
@@ -275,10 +300,11 @@ int main(int argc, char **argv)
 	ptr_list(&e, m);
 	ptr_struct_copy(&e, m);
 	ptr_negative(&e, m);
+	byval(&e, m);
 	CHECK(zeModuleDestroy(m));
 	refused(&e, argv[2]);
 	e2e_fini(&e);
 	note("pointers: tables of pointers, structs of pointers, two levels, a private array, stores of pointers, a "
-	     "linked list, negative offsets, pointers as integers; a local pointer in memory refused");
+	     "linked list, negative offsets, pointers as integers, a struct by value; a local pointer in memory refused");
 	return 0;
 }

@@ -89,3 +89,21 @@ kernel void ptr_negative(global int *global *tab, global const int *sel, global 
 	out[i] = p[-(i & 63)];
 	addr[i] = (ulong)tab[sel[i] & 3];
 }
+
+/* A struct passed by value (OpenCL C allows no pointers in it): its bytes
+ * are in the argument area, the kernel reads and changes its copy. */
+typedef struct params {
+	int scale;
+	short bias;
+	char shift;
+	long big;
+} params_t;
+
+kernel void byval(params_t p, global const int *src, global int *out, global long *out64)
+{
+	const int i = get_global_id(0);
+	if (i & 1)
+		p.scale = -p.scale;
+	out[i] = ((src[i] * p.scale) >> p.shift) + p.bias;
+	out64[i] = p.big + i;
+}
