@@ -2224,7 +2224,9 @@ static void encode(spv_ctx_t *c, zm_kernel_t *k)
  * different in every lane.  So the send runs once per lane (all lanes whose
  * address has that lane's high dword go together; `todo` makes each lane go
  * once, which atomics need), with the base (0, high) made by SIMD1 moves,
- * which run whatever the channel enables.  f1 is saved around it. */
+ * which run whatever the channel enables.  f1 is saved around it.  The
+ * destination may share a register with the sources: a lane's inputs are
+ * overwritten only in that lane, after its send. */
 
 static void expand_one(spv_ctx_t *c, const inst_t *x, inst_t *out, size_t *n)
 {

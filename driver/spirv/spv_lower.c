@@ -4,9 +4,11 @@
  *
  * Values are held as 32-bit "leaves": a 32-bit scalar is one leaf, a 64-bit
  * integer two (low, high), a vector or aggregate the leaves of its parts.  A
- * pointer is one leaf, its 32-bit byte offset from a root known at compile
- * time: a kernel argument (global memory: the send's 64-bit base), shared
- * local memory (offset = SLM address) or a built-in variable. */
+ * pointer is two leaves: its 32-bit byte offset from a root known at compile
+ * time (a kernel argument (global memory: the send's 64-bit base), shared
+ * local memory (offset = SLM address), a private variable or a built-in
+ * variable) and 0; or, for a global pointer read from memory (R_DYN), its
+ * 64-bit address (low, high). */
 #include "spv_internal.h"
 
 #include <math.h>
