@@ -23,7 +23,8 @@ endforeach()
 e2e_test(spirv_ops spirv_ops ${SPV_KERNEL_DIR})
 e2e_test(spirv_narrow spirv_narrow ${SPV_KERNEL_DIR}/narrow.spv ${SPV_KERNEL_DIR}/private.spv)
 # Pointers stored in memory, against the host; a local pointer in memory refused.
-e2e_test(spirv_pointers spirv_pointers ${SPV_KERNEL_DIR}/pointers.spv ${SPV_KERNEL_DIR}/pointers_bad.spv)
+e2e_test(spirv_pointers spirv_pointers ${SPV_KERNEL_DIR}/pointers.spv ${SPV_KERNEL_DIR}/pointers_bad.spv
+  ${SPV_KERNEL_DIR}/ptr_asm.spv)
 # Random pointer-chain kernels (tests/kernels/gen_pointers.py, fixed seed)
 # against the generator's Python results; other seeds by hand.
 e2e_test(spirv_ptr_random spirv_ptr_random ${SPV_KERNEL_DIR}/ptr_random)

@@ -6,7 +6,9 @@
  * against the host.  Then the refusal of a local pointer stored in memory
  * (pointers_bad.cl) with its build-log message.
  *
- *     test_spirv_pointers POINTERS.spv POINTERS_BAD.spv */
+ * Then pointers in composite values (ptr_asm.spvasm).
+ *
+ *     test_spirv_pointers POINTERS.spv POINTERS_BAD.spv PTR_ASM.spv */
 #include "spirv.h"
 
 #define N 128u
@@ -273,6 +275,33 @@ static void byval(e2e_t *e, ze_module_handle_t m)
 	CHECK(zeKernelDestroy(k));
 }
 
+/* ptr_asm.spvasm: pointers put into composite values and taken out of them. */
+static void composite(e2e_t *e, const char *path)
+{
+	ze_module_handle_t m = spirv_module(e, path);
+	ze_kernel_handle_t k = e2e_kernel(m, "ptr_composite");
+	struct s {
+		uint32_t *p;
+		uint32_t v;
+	} *out = e2e_alloc_shared(e, 2 * N * sizeof(struct s));
+	uint32_t *a = e2e_alloc_shared(e, 2 * N * 4);
+	memset(a, 0, 2 * N * 4);
+	const e2e_arg_t args[] = {{8, &a}, {8, &out}};
+	spirv_launch(e, k, 16, N, 2, args);
+	for (uint32_t i = 0; i < N; i++) {
+		EXPECT(out[2 * i].p == a + i && out[2 * i].v == i, "ptr_composite item %u: {%p %u}, expected {%p %u}", i,
+		       (void *)out[2 * i].p, out[2 * i].v, (void *)(a + i), i);
+		EXPECT(out[2 * i + 1].p == a + 2 * i && out[2 * i + 1].v == i,
+		       "ptr_composite item %u: inserted {%p %u}, expected {%p %u}", i, (void *)out[2 * i + 1].p,
+		       out[2 * i + 1].v, (void *)(a + 2 * i), i);
+		EXPECT(a[2 * i] == i + 7, "ptr_composite item %u: stored through the extracted pointer %u", i, a[2 * i]);
+	}
+	CHECK(zeMemFree(e->ctx, out));
+	CHECK(zeMemFree(e->ctx, a));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(m));
+}
+
 static void refused(e2e_t *e, const char *path)
 {
 	size_t size;
@@ -288,7 +317,7 @@ static void refused(e2e_t *e, const char *path)
 
 int main(int argc, char **argv)
 {
-	EXPECT(argc == 3, "usage: test_spirv_pointers POINTERS.spv POINTERS_BAD.spv");
+	EXPECT(argc == 4, "usage: test_spirv_pointers POINTERS.spv POINTERS_BAD.spv PTR_ASM.spv");
 	e2e_t e;
 	e2e_init(&e);
 	ze_module_handle_t m = spirv_module(&e, argv[1]);
@@ -303,8 +332,9 @@ int main(int argc, char **argv)
 	byval(&e, m);
 	CHECK(zeModuleDestroy(m));
 	refused(&e, argv[2]);
+	composite(&e, argv[3]);
 	e2e_fini(&e);
 	note("pointers: tables of pointers, structs of pointers, two levels, a private array, stores of pointers, a "
-	     "linked list, negative offsets, pointers as integers, a struct by value; a local pointer in memory refused");
+	     "linked list, negative offsets, pointers as integers, a struct by value; a local pointer in memory refused; pointers in composites");
 	return 0;
 }

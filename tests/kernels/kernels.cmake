@@ -76,7 +76,7 @@ spv_kernel(unsupported_half unsupported -DUSE_HALF)
 spv_kernel(unsupported_image unsupported -DUSE_IMAGE)
 
 # Kernels written in SPIR-V assembly (what OpenCL C cannot express).
-foreach(k spec_constants spec_ops asm_ops returns link_spec_main link_spec_lib link_var)
+foreach(k spec_constants spec_ops asm_ops returns link_spec_main link_spec_lib link_var ptr_asm)
   set(raw ${SPV_KERNEL_DIR}/${k}.unvalidated.spv)
   add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/${k}.spv
     COMMAND ${ZESIM_SPIRV_AS} ${SPV_KERNEL_SRC}/${k}.spvasm -o ${raw}
