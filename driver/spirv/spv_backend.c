@@ -902,8 +902,9 @@ static void addr_form(const spv_ctx_t *c, const struct def_site *ds, opnd_t a, o
 
 static int is_scalar_load(const inst_t *in)
 {
-	if (in->op != ZE_OP_SEND || in->pred || in->d.k != O_V || in->d.sub || ze_send_vsize(in->desc) != 1)
-		return 0;
+	if (in->op != ZE_OP_SEND || in->pred || in->d.k != O_V || in->d.sub || ze_send_vsize(in->desc) != 1 ||
+	    (in->desc & SPV_DESC_DYN))
+		return 0; /* (a run-time base: element 1's address may carry into the high dword) */
 	const uint32_t msg = ze_send_msg(in->desc);
 	return msg == ZE_MSG_LOAD || msg == ZE_MSG_SLM_LOAD;
 }
@@ -2122,6 +2123,11 @@ static ze_operand_t enc_opnd(const spv_ctx_t *c, opnd_t o, uint32_t *imm, int *h
 		*imm = o.v;
 		*has_imm = 1;
 		return z;
+	case O_ARF:
+		z.kind = ZE_OPND_ARF;
+		z.reg = (uint8_t)o.v;
+		z.sub = o.sub;
+		return z;
 	default:
 		return z;
 	}
@@ -2173,7 +2179,7 @@ static void encode(spv_ctx_t *c, zm_kernel_t *k)
 		const inst_t *in = &c->out[i];
 		ze_inst_t z = {0};
 		z.opcode = in->op;
-		z.esize = (uint8_t)c->simd;
+		z.esize = (uint8_t)(in->simd1 ? 1 : c->simd);
 		z.pred = in->pred;
 		z.pred_inv = in->pinv;
 		z.flag = in->flag;
@@ -2213,6 +2219,64 @@ static void encode(spv_ctx_t *c, zm_kernel_t *k)
 	}
 }
 
+/* ---- sends through run-time pointers --------------------------------------------------
+ * A send's 64-bit base is one scalar, but a pointer loaded from memory may be
+ * different in every lane.  So the send runs once per lane (all lanes whose
+ * address has that lane's high dword go together; `todo` makes each lane go
+ * once, which atomics need), with the base (0, high) made by SIMD1 moves,
+ * which run whatever the channel enables.  f1 is saved around it.  The
+ * destination may share a register with the sources: a lane's inputs are
+ * overwritten only in that lane, after its send. */
+
+static void expand_one(spv_ctx_t *c, const inst_t *x, inst_t *out, size_t *n)
+{
+	const uint8_t U = ZE_TYPE_UD;
+	const opnd_t todo = o_grf(c->dyn_reg);
+	const uint32_t t = c->dyn_reg + c->simd / 8; /* t.0, t.1: the base; t.2: the saved f1 */
+	const opnd_t hi = x->s[2];
+	const uint32_t hreg = (uint32_t)c->vr[hi.v].reg + hi.sub * (c->simd / 8);
+	const opnd_t f1 = {O_ARF, 0, 0, 0, ZE_ARF_F1};
+#define PUT(...) (out[(*n)++] = (inst_t){.loc = x->loc, __VA_ARGS__})
+	PUT(.op = ZE_OP_MOV, .simd1 = 1, .dt = U, .st = U, .d = o_s(t, 2), .s = {f1});
+	PUT(.op = ZE_OP_MOV, .dt = U, .st = U, .d = todo, .s = {o_imm(0)});
+	PUT(.op = ZE_OP_MOV, .pred = x->pred, .pinv = x->pinv, .flag = x->flag, .dt = U, .st = U, .d = todo,
+	    .s = {o_imm(1)});
+	for (uint32_t i = 0; i < c->simd; i++) {
+		PUT(.op = ZE_OP_MOV, .simd1 = 1, .dt = U, .st = U, .d = o_s(t, 0), .s = {o_imm(0)});
+		PUT(.op = ZE_OP_MOV, .simd1 = 1, .dt = U, .st = U, .d = o_s(t, 1), .s = {o_s(hreg + i / 8, i % 8)});
+		PUT(.op = ZE_OP_CMP, .cmod = ZE_CMOD_EQ, .flag = 1, .st = U, .s = {hi, o_s(t, 1)});
+		PUT(.op = ZE_OP_CMP, .cmod = ZE_CMOD_NE, .pred = 1, .flag = 1, .st = U, .s = {todo, o_imm(0)});
+		PUT(.op = ZE_OP_SEND, .pred = 1, .flag = 1, .desc = x->desc & ~SPV_DESC_DYN, .d = x->d,
+		    .s = {x->s[0], x->s[1], o_s(t, 0)});
+		PUT(.op = ZE_OP_MOV, .pred = 1, .flag = 1, .dt = U, .st = U, .d = todo, .s = {o_imm(0)});
+	}
+	PUT(.op = ZE_OP_MOV, .simd1 = 1, .dt = U, .st = U, .d = f1, .s = {o_s(t, 2)});
+#undef PUT
+}
+
+static void expand_dyn_sends(spv_ctx_t *c)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < c->nout; i++)
+		total += c->out[i].op == ZE_OP_SEND && (c->out[i].desc & SPV_DESC_DYN) ? 4 + 6 * c->simd : 1;
+	inst_t *out = spv_alloc(c, (total + 1) * sizeof(inst_t));
+	int32_t *newpos = spv_alloc(c, (c->nout + 1) * sizeof(int32_t));
+	size_t n = 0;
+	for (size_t i = 0; i < c->nout; i++) {
+		newpos[i] = (int32_t)n;
+		if (c->out[i].op == ZE_OP_SEND && (c->out[i].desc & SPV_DESC_DYN))
+			expand_one(c, &c->out[i], out, &n);
+		else
+			out[n++] = c->out[i];
+	}
+	newpos[c->nout] = (int32_t)n;
+	for (size_t i = 0; i < n; i++)
+		if (out[i].op == ZE_OP_IF || out[i].op == ZE_OP_WHILE || out[i].op == ZE_OP_ENDIF)
+			out[i].target = newpos[out[i].target];
+	c->out = out;
+	c->nout = n;
+}
+
 /* ---- the back end --------------------------------------------------------------------- */
 
 void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
@@ -2242,6 +2306,10 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 	const uint32_t after_args = 7 + (arg_bytes + 31) / 32;
 	c->next_reg = (after_args + slot - 1) / slot * slot;
 	c->first_free_reg = c->next_reg + slot;
+	if (c->has_dyn) {
+		c->dyn_reg = c->first_free_reg;
+		c->first_free_reg += 2 * slot;
+	}
 	for (uint32_t r = 0; r < c->nrpo; r++)
 		schedule_block(c, &c->blk[c->rpo_list[r]]);
 	for (uint32_t r = 0; r < c->nrpo; r++)
@@ -2261,6 +2329,8 @@ void spv_backend(spv_ctx_t *c, zm_kernel_t *k)
 		linearize(c, &L, skip);
 	}
 	spv_snapshot_ir(c, SPV_STAGE_IR_ALLOCATED);
+	if (c->has_dyn)
+		expand_dyn_sends(c);
 	encode(c, k);
 	k->grf = c->grf_used > c->first_free_reg ? c->grf_used : c->first_free_reg;
 }

@@ -294,9 +294,10 @@ void spv_data_setup_kernel(spv_ctx_t *c)
 			continue;
 		val_t *v = &c->vals[in->result];
 		v->type = in->type;
-		v->n = 1;
-		v->leaf = spv_alloc(c, 2 * sizeof(opnd_t));
+		v->n = 2;
+		v->leaf = spv_alloc(c, 3 * sizeof(opnd_t));
 		v->leaf[0] = o_imm(d->off[in->result] - 1);
+		v->leaf[1] = o_imm(0);
 		v->root = (root_t){R_GLOBAL, (uint8_t)base.v, base.sub, SPV_ROOT_DATA};
 		v->done = 1;
 	}

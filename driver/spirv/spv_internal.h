@@ -57,6 +57,7 @@ enum opnd_kind {
 	O_GRF,  /* fixed GRF vector: the payload's local ids */
 	O_S,    /* fixed GRF scalar rN.k: dispatch payload, kernel arguments */
 	O_I,    /* immediate */
+	O_ARF,  /* architecture register (only in code made after register allocation) */
 };
 
 typedef struct opnd {
@@ -74,6 +75,7 @@ typedef struct inst {
 	uint8_t flag_live; /* cmp: its flag is read by what follows, keep it */
 	uint8_t phi_copy;  /* a mov made for a phi (a copy the allocator tries to coalesce) */
 	uint8_t gmem;      /* a fence or barrier that also orders global memory */
+	uint8_t simd1;     /* execution size 1 (only in code made after register allocation) */
 	uint32_t desc;     /* send descriptor */
 	int32_t target;    /* back end: index of the matching structured instruction */
 	uint32_t loc;      /* source position (c->loc_*) + 1, 0 none */
@@ -122,7 +124,13 @@ typedef struct loop {
 } loop_t;
 
 /* A value: its 32-bit leaves, and for pointers where they point. */
-enum root_kind { R_NONE, R_GLOBAL, R_SLM, R_BUILTIN, R_NULL, R_CONFLICT, R_PRIVATE };
+/* R_DYN: a global pointer known only at run time (loaded from memory): its two
+ * leaves are the 64-bit address (low, high); other pointers' second leaf is 0. */
+enum root_kind { R_NONE, R_GLOBAL, R_SLM, R_BUILTIN, R_NULL, R_CONFLICT, R_PRIVATE, R_DYN };
+
+/* IR only: a global send whose base is per lane, src2 = the high dwords of the
+ * addresses (src0 the low ones); expanded after register allocation. */
+#define SPV_DESC_DYN (1u << 31)
 
 typedef struct root {
 	uint8_t k;
@@ -253,6 +261,8 @@ struct spv_ctx {
 	uint32_t *lin;             /* blocks in linear order */
 	uint32_t next_reg;         /* GRF of the `next` block variable */
 	uint32_t first_free_reg;
+	uint8_t has_dyn;           /* sends through run-time pointers (SPV_DESC_DYN) */
+	uint32_t dyn_reg;          /* their scratch: a vector, then a GRF for the base */
 	uint32_t grf_used;
 	char *snap_kernel;         /* this kernel's snapshot text (spv_snapshot.c), NULL */
 	inst_t *out;               /* final instruction list */

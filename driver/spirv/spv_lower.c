@@ -4,9 +4,11 @@
  *
  * Values are held as 32-bit "leaves": a 32-bit scalar is one leaf, a 64-bit
  * integer two (low, high), a vector or aggregate the leaves of its parts.  A
- * pointer is one leaf, its 32-bit byte offset from a root known at compile
- * time: a kernel argument (global memory: the send's 64-bit base), shared
- * local memory (offset = SLM address) or a built-in variable. */
+ * pointer is two leaves: its 32-bit byte offset from a root known at compile
+ * time (a kernel argument (global memory: the send's 64-bit base), shared
+ * local memory (offset = SLM address), a private variable or a built-in
+ * variable) and 0; or, for a global pointer read from memory (R_DYN), its
+ * 64-bit address (low, high). */
 #include "spv_internal.h"
 
 #include <math.h>
@@ -185,7 +187,7 @@ static void make_type(spv_ctx_t *c, const spv_inst_t *in)
 		t->sc = w[2];
 		t->elem = w[3];
 		t->size = t->align = c->ptr_bytes;
-		t->nleaf = 1;
+		t->nleaf = 2; /* an offset from its root, or a 64-bit address (R_DYN) */
 		break;
 	case SpvOpTypeFunction:
 		t->k = TY_FUNC;
@@ -215,7 +217,14 @@ static void leaf_layout(spv_ctx_t *c, uint32_t type, uint32_t base, uint32_t *ou
 		}
 		return;
 	case TY_PTR:
-		spv_fail(c, c->cur_word, "pointers stored in memory are not supported yet");
+		/* in memory a pointer is its 64-bit address (see ptr_abs) */
+		if (c->ptr_bytes != 8)
+			spv_fail(c, c->cur_word, "pointers stored in memory need the Physical64 addressing model");
+		wid[*n] = 32;
+		out[(*n)++] = base;
+		wid[*n] = 32;
+		out[(*n)++] = base + 4;
+		return;
 	case TY_VEC:
 	case TY_ARRAY: {
 		const spv_type_t *e = ty(c, t->elem);
@@ -1597,6 +1606,8 @@ static val_t *def_val(spv_ctx_t *c, uint32_t id, uint32_t type)
 	v->type = type;
 	v->n = t->nleaf;
 	v->leaf = spv_alloc(c, (v->n + 1) * sizeof(opnd_t));
+	if (t->k == TY_PTR)
+		v->leaf[1] = o_imm(0);
 	v->done = 1;
 	return v;
 }
@@ -1744,7 +1755,25 @@ static root_t merge_root(root_t a, root_t b)
 		return a;
 	if (a.k == b.k && a.id == b.id && a.breg == b.breg && a.bsub == b.bsub)
 		return a;
+	/* a global pointer known at compile time and one loaded from memory
+	 * (or null, whose address is 0) merge as addresses (see promote_dyn) */
+	if ((a.k == R_DYN && (b.k == R_GLOBAL || b.k == R_NULL)) || (b.k == R_DYN && (a.k == R_GLOBAL || a.k == R_NULL)))
+		return (root_t){R_DYN, 0, 0, 0};
 	return (root_t){R_CONFLICT, 0, 0, 0};
+}
+
+/* A global pointer known at compile time that meets one loaded from memory in
+ * a phi or select is computed as an address where it is defined (an access
+ * chain or a cast of one); kernel arguments themselves stay offsets. */
+static void promote_dyn(spv_ctx_t *c, root_t merged, uint32_t id, int *changed)
+{
+	if (merged.k != R_DYN || id >= c->nids || c->vals[id].root.k != R_GLOBAL || c->vals[id].done)
+		return;
+	for (uint32_t i = 0; i < c->nargs; i++)
+		if (c->args[i].param == id)
+			return;
+	c->vals[id].root = (root_t){R_DYN, 0, 0, 0};
+	*changed = 1;
 }
 
 static void infer_roots(spv_ctx_t *c)
@@ -1788,6 +1817,14 @@ static void infer_roots(spv_ctx_t *c)
 				break;
 			case SpvOpSelect:
 				r = merge_root(c->vals[in->w[4]].root, c->vals[in->w[5]].root);
+				promote_dyn(c, r, in->w[4], &changed);
+				promote_dyn(c, r, in->w[5], &changed);
+				break;
+			case SpvOpLoad:
+			case SpvOpCompositeExtract:
+				/* a pointer read from memory, or from a value that was
+				 * (composites hold pointers as addresses) */
+				r = (root_t){R_DYN, 0, 0, 0};
 				break;
 			case SpvOpPhi:
 				for (uint32_t j = 3; j < in->nwords; j += 2) {
@@ -1796,10 +1833,14 @@ static void infer_roots(spv_ctx_t *c)
 												 : c->vals[id].root;
 					r = merge_root(r, o);
 				}
+				for (uint32_t j = 3; j < in->nwords; j += 2)
+					promote_dyn(c, r, in->w[j], &changed);
 				break;
 			default:
 				break;
 			}
+			if (old.k == R_DYN)
+				r = old; /* promoted: computed as an address */
 			if (memcmp(&r, &old, sizeof(r)) != 0) {
 				c->vals[in->result].root = r;
 				changed = 1;
@@ -1811,6 +1852,8 @@ static void infer_roots(spv_ctx_t *c)
 }
 
 /* ---- kernel arguments ------------------------------------------------------------------ */
+
+static void byval_variable(spv_ctx_t *c, uint32_t id, uint32_t type, uint32_t offset);
 
 static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 {
@@ -1830,10 +1873,17 @@ static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 		const char *n = c->names[p] ? c->names[p] : name;
 		a->name = spv_alloc(c, strlen(n) + 1);
 		memcpy(a->name, n, strlen(n) + 1);
-		if (t->k == TY_PTR) {
-			if (c->byval[p] || t->sc == SpvStorageClassFunction)
-				spv_fail(c, c->cur_word, "kernel argument %u (%s): structures passed by value are not "
-					 "supported yet", i, a->name);
+		const int byval = t->k == TY_PTR && (c->byval[p] || t->sc == SpvStorageClassFunction);
+		if (byval) {
+			/* a struct passed by value: its bytes in the argument area,
+			 * copied into a private variable (byval_variable) */
+			const spv_type_t *e = ty(c, t->elem);
+			if (t->sc != SpvStorageClassFunction || !e->size)
+				spv_fail(c, c->cur_word, "kernel argument %u (%s): a byval argument that is not a "
+					 "private pointer to a value of known size", i, a->name);
+			a->kind = ZM_ARG_VALUE;
+			a->size = e->size;
+		} else if (t->k == TY_PTR) {
 			if (t->sc == SpvStorageClassWorkgroup) {
 				a->kind = ZM_ARG_LOCAL;
 				a->size = 4;
@@ -1866,12 +1916,16 @@ static void setup_args(spv_ctx_t *c, const spv_fn_t *fn)
 		v->n = t->nleaf;
 		v->leaf = spv_alloc(c, (v->n + 1) * sizeof(opnd_t));
 		const uint32_t reg = 7 + a->offset / 32, sub = (a->offset / 4) % 8;
-		if (a->kind == ZM_ARG_GLOBAL) {
+		if (byval) {
+			byval_variable(c, p, a->type, a->offset);
+		} else if (a->kind == ZM_ARG_GLOBAL) {
 			v->root = (root_t){R_GLOBAL, (uint8_t)reg, (uint8_t)sub, i};
 			v->leaf[0] = o_imm(0);
+			v->leaf[1] = o_imm(0);
 		} else if (a->kind == ZM_ARG_LOCAL) {
 			v->root = (root_t){R_SLM, 0, 0, 0};
 			v->leaf[0] = o_s(reg, sub);
+			v->leaf[1] = o_imm(0);
 		} else {
 			/* dwords of the argument area; narrow leaves (char, short,
 			 * uchar4) are extracted at the top of the entry block */
@@ -2031,15 +2085,19 @@ static const char *root_problem(const root_t *r)
 		       "kernel arguments or address spaces is not supported yet)";
 	case R_PRIVATE:
 		return "a pointer to private memory (private variables support loads and stores only)";
+	case R_SLM:
+		return "a pointer to local memory";
+	case R_GLOBAL:
+		return "a pointer into a kernel argument or program-scope data";
 	default:
-		return "a pointer whose buffer is not known at compile time (pointers loaded from memory or made "
-		       "from integers are not supported yet)";
+		return "a pointer whose buffer is not known at compile time (pointers made from integers are not "
+		       "supported yet)";
 	}
 }
 
 static void check_mem_root(spv_ctx_t *c, const val_t *p)
 {
-	if (p->root.k != R_GLOBAL && p->root.k != R_SLM)
+	if (p->root.k != R_GLOBAL && p->root.k != R_SLM && p->root.k != R_DYN)
 		spv_fail(c, c->cur_word, "memory access through %s", root_problem(&p->root));
 }
 
@@ -2091,6 +2149,39 @@ static void private_variable(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *v = def_val(c, in->result, in->type);
 	v->leaf[0] = o_imm(0);
 	v->root = (root_t){R_PRIVATE, 0, 0, in->result};
+}
+
+/* A struct passed by value: a private variable holding the dwords of the
+ * argument area at `offset`. */
+static void byval_variable(spv_ctx_t *c, uint32_t id, uint32_t type, uint32_t offset)
+{
+	const spv_type_t *t = ty(c, ty(c, type)->elem);
+	const uint32_t ndw = (t->size + 3) / 4;
+	if (ndw > PRIV_MAX_DWORDS || c->priv_total + ndw > PRIV_TOTAL_DWORDS)
+		spv_fail(c, c->cur_word, "a structure passed by value of %u bytes; it is held in registers, at most %u "
+			 "bytes per variable and %u per kernel", t->size, 4 * PRIV_MAX_DWORDS, 4 * PRIV_TOTAL_DWORDS);
+	if (!c->priv_first) {
+		c->priv_first = spv_alloc(c, c->nids * sizeof(uint32_t));
+		c->priv_ndw = spv_alloc(c, c->nids * sizeof(uint32_t));
+	}
+	const uint32_t first = spv_new_vreg(c, 1) + 1;
+	for (uint32_t k = 1; k < ndw; k++)
+		spv_new_vreg(c, 1);
+	c->priv_first[id] = first;
+	c->priv_ndw[id] = ndw;
+	c->priv_total += ndw;
+	c->cur = &c->blk[c->rpo_list[0]];
+	for (uint32_t k = 0; k < ndw; k++) {
+		const uint32_t o = offset + 4 * k;
+		inst_t m = {.op = ZE_OP_MOV, .dt = ZE_TYPE_UD, .st = ZE_TYPE_UD, .d = o_v(first - 1 + k),
+			    .s = {o_s(7 + o / 32, (o / 4) % 8)}};
+		emit(c, &m);
+	}
+	c->cur = NULL;
+	val_t *v = &c->vals[id];
+	v->leaf[0] = o_imm(0);
+	v->leaf[1] = o_imm(0);
+	v->root = (root_t){R_PRIVATE, 0, 0, id};
 }
 
 static uint32_t priv_var(spv_ctx_t *c, const val_t *p, uint32_t *ndw)
@@ -2181,6 +2272,8 @@ static void priv_store(spv_ctx_t *c, const val_t *p, const val_t *v)
 		priv_put(c, first, ndw, add_u(c, p->leaf[0], o_imm(offs[i])), v->leaf[i], wid[i]);
 }
 
+static void ptr_abs(spv_ctx_t *c, const val_t *p, opnd_t *out);
+
 static void access_chain(spv_ctx_t *c, const spv_inst_t *in)
 {
 	const val_t *base = use(c, in->w[3]);
@@ -2191,7 +2284,11 @@ static void access_chain(spv_ctx_t *c, const spv_inst_t *in)
 	r->root = c->vals[in->result].root.k ? c->vals[in->result].root : base->root;
 	if (base->root.k == R_BUILTIN)
 		r->root = base->root;
-	opnd_t off = base->leaf[0];
+	const int dyn = r->root.k == R_DYN;
+	opnd_t base_abs[2];
+	if (dyn)
+		ptr_abs(c, base, base_abs);
+	opnd_t off = dyn ? o_imm(0) : base->leaf[0];
 	uint32_t cur = pt->elem;
 	uint32_t i = 4;
 	const int ptr_chain = in->opcode == SpvOpPtrAccessChain || in->opcode == SpvOpInBoundsPtrAccessChain;
@@ -2225,39 +2322,89 @@ static void access_chain(spv_ctx_t *c, const spv_inst_t *in)
 	}
 	if (r->root.k == R_BUILTIN && off.k != O_I)
 		spv_fail(c, in->off, "%s: dynamic index into a built-in variable", spv_op_name(in->opcode));
+	if (dyn) {
+		/* a 64-bit address: add the offset sign-extended (|offset| < 2 GiB) */
+		const opnd_t *a = base_abs;
+		const opnd_t b[2] = {off, off.k == O_I ? o_imm((off.v >> 31) ? 0xffffffffu : 0)
+						     : alu3(c, ZE_OP_ASR, ZE_TYPE_D, off, o_imm(31))};
+		add64(c, a, b, r->leaf);
+		return;
+	}
 	r->leaf[0] = off;
+}
+
+/* The 64-bit address a pointer value holds, as stored in memory or held in a
+ * composite.  Only global pointers have one: local and private pointers are
+ * offsets into memory that has no global address (SLM, registers). */
+static void ptr_abs(spv_ctx_t *c, const val_t *p, opnd_t *out)
+{
+	switch (p->root.k) {
+	case R_DYN:
+		out[0] = p->leaf[0];
+		out[1] = p->leaf[1];
+		return;
+	case R_NULL:
+		out[0] = out[1] = o_imm(0);
+		return;
+	case R_GLOBAL: {
+		const opnd_t base[2] = {o_s(p->root.breg, p->root.bsub), o_s(p->root.breg, p->root.bsub + 1u)};
+		const opnd_t off[2] = {p->leaf[0], o_imm(0)};
+		add64(c, base, off, out);
+		return;
+	}
+	case R_SLM:
+		spv_fail(c, c->cur_word, "a pointer to local memory stored in memory or in a composite value is not "
+			 "supported (local pointers are offsets into the group's SLM, which has no global address)");
+	case R_PRIVATE:
+		spv_fail(c, c->cur_word, "a pointer to private memory stored in memory or in a composite value is not "
+			 "supported (private variables are held in registers and have no address)");
+	default:
+		spv_fail(c, c->cur_word, "storing %s", root_problem(&p->root));
+	}
+}
+
+/* A send to global or local memory at `off` from p's root (for an R_DYN
+ * pointer `off` is the address's low dword: p's low dword plus less than
+ * 2 GiB, possibly rounded down to a dword; the high dword is p's plus the
+ * carry). */
+static void mem_send(spv_ctx_t *c, const val_t *p, uint32_t gmsg, uint32_t smsg, uint32_t aop, opnd_t d, opnd_t off,
+		     opnd_t payload)
+{
+	const opnd_t a = in_grf(c, off);
+	if (p->root.k == R_GLOBAL) {
+		send(c, gmsg, aop, d, a, payload, o_s(p->root.breg, p->root.bsub));
+	} else if (p->root.k == R_DYN) {
+		const opnd_t low = alu3(c, ZE_OP_AND, ZE_TYPE_UD, p->leaf[0], o_imm(~3u));
+		const opnd_t wrapped = cmp_bool(c, ZE_CMOD_LT, ZE_TYPE_UD, a, low); /* 0 or ~0 */
+		const opnd_t hi = in_grf(c, sub_u(c, p->leaf[1], wrapped));
+		inst_t in = {.op = ZE_OP_SEND, .desc = ze_send_desc(gmsg, aop, 1) | SPV_DESC_DYN, .d = d,
+			     .s = {a, payload, hi}};
+		emit(c, &in);
+		c->has_dyn = 1;
+	} else {
+		send(c, smsg, aop, d, a, payload, o_null());
+	}
 }
 
 /* One dword of global or local memory at byte offset `off` from p's root. */
 static opnd_t mem_dword(spv_ctx_t *c, const val_t *p, opnd_t off)
 {
-	const opnd_t a = in_grf(c, off), d = vnew(c);
-	if (p->root.k == R_GLOBAL)
-		send(c, ZE_MSG_LOAD, 0, d, a, o_null(), o_s(p->root.breg, p->root.bsub));
-	else
-		send(c, ZE_MSG_SLM_LOAD, 0, d, a, o_null(), o_null());
+	const opnd_t d = vnew(c);
+	mem_send(c, p, ZE_MSG_LOAD, ZE_MSG_SLM_LOAD, 0, d, off, o_null());
 	return d;
 }
 
 static void store_dword(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t v)
 {
-	const opnd_t a = in_grf(c, off), d = in_grf(c, v);
-	if (p->root.k == R_GLOBAL)
-		send(c, ZE_MSG_STORE, 0, o_null(), a, d, o_s(p->root.breg, p->root.bsub));
-	else
-		send(c, ZE_MSG_SLM_STORE, 0, o_null(), a, d, o_null());
+	mem_send(c, p, ZE_MSG_STORE, ZE_MSG_SLM_STORE, 0, o_null(), off, in_grf(c, v));
 }
 
 /* dword = (dword & keep) | bits, as two atomics: work items storing other
  * bytes of the same dword at the same time keep theirs. */
 static void merge_dword(spv_ctx_t *c, const val_t *p, opnd_t off, opnd_t keep, opnd_t bits)
 {
-	const opnd_t a = in_grf(c, off);
-	const int g = p->root.k == R_GLOBAL;
-	const uint32_t msg = g ? ZE_MSG_ATOMIC : ZE_MSG_SLM_ATOMIC;
-	const opnd_t base = g ? o_s(p->root.breg, p->root.bsub) : o_null();
-	send(c, msg, ZE_ATOMIC_AND, o_null(), a, in_grf(c, keep), base);
-	send(c, msg, ZE_ATOMIC_OR, o_null(), a, in_grf(c, bits), base);
+	mem_send(c, p, ZE_MSG_ATOMIC, ZE_MSG_SLM_ATOMIC, ZE_ATOMIC_AND, o_null(), off, in_grf(c, keep));
+	mem_send(c, p, ZE_MSG_ATOMIC, ZE_MSG_SLM_ATOMIC, ZE_ATOMIC_OR, o_null(), off, in_grf(c, bits));
 }
 
 /* A value of `type` from where p points; `align`: what the address is known to
@@ -2375,6 +2522,15 @@ static void store_val(spv_ctx_t *c, const val_t *p, const val_t *v, uint32_t ali
 
 static void store(spv_ctx_t *c, uint32_t ptr, const val_t *v)
 {
+	if (ty(c, v->type)->k == TY_PTR) {
+		opnd_t leaf[3];
+		ptr_abs(c, v, leaf);
+		val_t a = *v;
+		a.leaf = leaf;
+		a.root = (root_t){R_DYN, 0, 0, 0};
+		store_val(c, use(c, ptr), &a, 0);
+		return;
+	}
 	store_val(c, use(c, ptr), v, 0);
 }
 
@@ -2501,23 +2657,20 @@ static void atomic(spv_ctx_t *c, const spv_inst_t *in)
 	if (et->k != TY_INT || et->width != 32)
 		spv_fail(c, in->off, "%s on %s %u-bit values is not supported (32-bit integers only)",
 			 spv_op_name(in->opcode), et->k == TY_FLOAT ? "floating-point" : "integer", et->width);
-	const int global = p->root.k == R_GLOBAL;
-	const opnd_t a = in_grf(c, p->leaf[0]);
-	const opnd_t base = global ? o_s(p->root.breg, p->root.bsub) : o_null();
-	const uint32_t msg = global ? ZE_MSG_ATOMIC : ZE_MSG_SLM_ATOMIC;
+	const opnd_t a = p->leaf[0];
 	uint32_t op;
 	uint32_t value_at = 6;
 	switch (in->opcode) {
 	case SpvOpAtomicLoad: {
 		val_t *r = def_val(c, in->result, in->type);
 		const opnd_t d = vnew(c);
-		send(c, global ? ZE_MSG_LOAD : ZE_MSG_SLM_LOAD, 0, d, a, o_null(), base);
+		mem_send(c, p, ZE_MSG_LOAD, ZE_MSG_SLM_LOAD, 0, d, a, o_null());
 		r->leaf[0] = d;
 		return;
 	}
 	case SpvOpAtomicStore: {
 		const val_t *v = use(c, in->w[4]);
-		send(c, msg, ZE_ATOMIC_XCHG, o_null(), a, in_grf(c, v->leaf[0]), base);
+		mem_send(c, p, ZE_MSG_ATOMIC, ZE_MSG_SLM_ATOMIC, ZE_ATOMIC_XCHG, o_null(), a, in_grf(c, v->leaf[0]));
 		return;
 	}
 	case SpvOpAtomicCompareExchange:
@@ -2533,7 +2686,7 @@ static void atomic(spv_ctx_t *c, const spv_inst_t *in)
 		emit(c, &m1);
 		val_t *r = def_val(c, in->result, in->type);
 		r->leaf[0] = vnew(c);
-		send(c, msg, ZE_ATOMIC_CMPXCHG, r->leaf[0], a, p0, base);
+		mem_send(c, p, ZE_MSG_ATOMIC, ZE_MSG_SLM_ATOMIC, ZE_ATOMIC_CMPXCHG, r->leaf[0], a, p0);
 		return;
 	}
 	case SpvOpAtomicIIncrement: op = ZE_ATOMIC_INC; value_at = 0; break;
@@ -2554,7 +2707,7 @@ static void atomic(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *r = def_val(c, in->result, in->type);
 	r->leaf[0] = vnew(c);
 	const opnd_t payload = value_at ? in_grf(c, use(c, in->w[value_at])->leaf[0]) : o_null();
-	send(c, msg, op, r->leaf[0], a, payload, base);
+	mem_send(c, p, ZE_MSG_ATOMIC, ZE_MSG_SLM_ATOMIC, op, r->leaf[0], a, payload);
 }
 
 /* ---- arithmetic ------------------------------------------------------------------------- */
@@ -2898,7 +3051,10 @@ static void bitcast(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *r = def_val(c, in->result, in->type);
 	if (rt->k == TY_PTR) {
 		memcpy(r->leaf, a->leaf, a->n * sizeof(opnd_t));
-		r->root = a->root;
+		if (r->root.k == R_DYN && a->root.k != R_DYN)
+			ptr_abs(c, a, r->leaf); /* promoted (promote_dyn) */
+		else
+			r->root = a->root;
 		return;
 	}
 	/* A leaf carrying a modifier (an integer negate folded into its use) means
@@ -2982,6 +3138,8 @@ static void composite(spv_ctx_t *c, const spv_inst_t *in)
 		need(c, ty(c, t)->nleaf == r->n && at + r->n <= a->n, "of a member of another type");
 		memcpy(r->leaf, &a->leaf[at], r->n * sizeof(opnd_t));
 		r->root = a->root;
+		if (ty(c, in->type)->k == TY_PTR)
+			r->root = (root_t){R_DYN, 0, 0, 0}; /* composites hold addresses */
 		return;
 	}
 	case SpvOpCompositeInsert: {
@@ -2992,6 +3150,8 @@ static void composite(spv_ctx_t *c, const spv_inst_t *in)
 		need(c, a->n == r->n && obj->n == ty(c, t)->nleaf && at + obj->n <= r->n, "of a member of another type");
 		memcpy(r->leaf, a->leaf, a->n * sizeof(opnd_t));
 		memcpy(&r->leaf[at], obj->leaf, obj->n * sizeof(opnd_t));
+		if (ty(c, obj->type)->k == TY_PTR)
+			ptr_abs(c, obj, &r->leaf[at]);
 		return;
 	}
 	case SpvOpCompositeConstruct: {
@@ -3002,6 +3162,8 @@ static void composite(spv_ctx_t *c, const spv_inst_t *in)
 			if (at + e->n > r->n)
 				spv_fail(c, in->off, "OpCompositeConstruct: constituents do not match the type");
 			memcpy(&r->leaf[at], e->leaf, e->n * sizeof(opnd_t));
+			if (ty(c, e->type)->k == TY_PTR)
+				ptr_abs(c, e, &r->leaf[at]);
 			at += e->n;
 		}
 		if (at != r->n)
@@ -3076,8 +3238,21 @@ static void select_op(spv_ctx_t *c, const spv_inst_t *in)
 	val_t *r = def_val(c, in->result, in->type);
 	if (ty(c, in->type)->k == TY_PTR) {
 		r->root = c->vals[in->result].root;
-		if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_NULL && r->root.k != R_PRIVATE)
+		if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_NULL && r->root.k != R_PRIVATE &&
+		    r->root.k != R_DYN)
 			spv_fail(c, in->off, "OpSelect of %s", root_problem(&r->root));
+		if (r->root.k == R_DYN && (a->root.k != R_DYN || b->root.k != R_DYN)) {
+			val_t *ab[2] = {spv_alloc(c, sizeof(val_t)), spv_alloc(c, sizeof(val_t))};
+			const val_t *src[2] = {a, b};
+			for (int k = 0; k < 2; k++) {
+				*ab[k] = *src[k];
+				ab[k]->leaf = spv_alloc(c, 3 * sizeof(opnd_t));
+				ptr_abs(c, src[k], ab[k]->leaf);
+				ab[k]->root = r->root;
+			}
+			a = ab[0];
+			b = ab[1];
+		}
 	}
 	const comp_t cr = comps(c, in->type);
 	const int vec_cond = cond->n > 1;
@@ -3549,6 +3724,10 @@ static void copy_val(spv_ctx_t *c, const spv_inst_t *in, uint32_t src)
 	val_t *r = def_val(c, in->result, in->type);
 	need(c, a->n == r->n, "of a value of another type");
 	memcpy(r->leaf, a->leaf, a->n * sizeof(opnd_t));
+	if (r->root.k == R_DYN && a->root.k != R_DYN && ty(c, in->type)->k == TY_PTR) {
+		ptr_abs(c, a, r->leaf); /* promoted (promote_dyn) */
+		return;
+	}
 	r->root = a->root;
 }
 
@@ -3561,6 +3740,12 @@ static void ptr_to_u(spv_ctx_t *c, const spv_inst_t *in)
 		r->leaf[0] = p->leaf[0];
 		if (rt->nleaf > 1)
 			r->leaf[1] = o_imm(0);
+		return;
+	}
+	if (p->root.k == R_DYN) {
+		r->leaf[0] = p->leaf[0];
+		if (rt->nleaf > 1)
+			r->leaf[1] = p->leaf[1];
 		return;
 	}
 	if (p->root.k != R_GLOBAL)
@@ -3798,7 +3983,8 @@ static void lower_block(spv_ctx_t *c, blk_t *b)
 			val_t *r = def_val(c, in->result, in->type);
 			if (ty(c, in->type)->k == TY_PTR) {
 				r->root = c->vals[in->result].root;
-				if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_PRIVATE)
+				if (r->root.k != R_GLOBAL && r->root.k != R_SLM && r->root.k != R_PRIVATE &&
+				    r->root.k != R_DYN)
 					spv_fail(c, in->off, "OpPhi of %s", root_problem(&r->root));
 			}
 			for (uint32_t k = 0; k < r->n; k++)
@@ -3919,11 +4105,18 @@ static void phi_copies(spv_ctx_t *c)
 					const val_t *v = use(c, in->w[j]);
 					if (v->n != r->n)
 						spv_fail(c, in->off, "OpPhi: incoming value of another type");
+					/* a kernel argument (not promoted: promote_dyn) meeting a
+					 * pointer loaded from memory: its address is its base */
+					const int arg_abs = r->root.k == R_DYN && v->root.k == R_GLOBAL &&
+							    v->leaf[0].k == O_I && v->leaf[0].v == 0;
+					if (r->root.k == R_DYN && v->root.k != R_DYN && v->root.k != R_NULL && !arg_abs)
+						spv_fail(c, in->off, "OpPhi of a pointer loaded from memory and %s is not "
+							 "supported yet", root_problem(&v->root));
 					dst = spv_grow(c, dst, &cap_d, n + r->n, sizeof(opnd_t));
 					src = spv_grow(c, src, &cap_s, n + r->n, sizeof(opnd_t));
 					for (uint32_t l = 0; l < r->n; l++) {
 						dst[n] = r->leaf[l];
-						src[n++] = v->leaf[l];
+						src[n++] = arg_abs ? o_s(v->root.breg, v->root.bsub + l) : v->leaf[l];
 					}
 					found = 1;
 					break;
@@ -3976,18 +4169,20 @@ static void setup_globals(spv_ctx_t *c)
 			if (!t->size)
 				spv_fail(c, in->off, "Workgroup variable %%%u of unknown size", in->result);
 			slm = align_up(slm, t->align > 4 ? t->align : 4);
-			v->n = 1;
-			v->leaf = spv_alloc(c, 2 * sizeof(opnd_t));
+			v->n = 2;
+			v->leaf = spv_alloc(c, 3 * sizeof(opnd_t));
 			v->leaf[0] = o_imm(slm);
+			v->leaf[1] = o_imm(0);
 			v->done = 1;
 			slm += t->size;
 			if (slm > ZE_MAX_SLM_BYTES)
 				spv_fail(c, in->off, "the kernel's __local variables take more than %u bytes",
 					 ZE_MAX_SLM_BYTES);
 		} else if (spv_builtin_var(c, in)) {
-			v->n = 1;
-			v->leaf = spv_alloc(c, 2 * sizeof(opnd_t));
+			v->n = 2;
+			v->leaf = spv_alloc(c, 3 * sizeof(opnd_t));
 			v->leaf[0] = o_imm(0);
+			v->leaf[1] = o_imm(0);
 			v->done = 1;
 		}
 	}

@@ -66,6 +66,10 @@ static void pointer_dwords(spv_ctx_t *c, const val_t *p, opnd_t *lo, opnd_t *hi)
 		*lo = p->leaf[0];
 		*hi = o_imm(0);
 		return;
+	case R_DYN:
+		*lo = p->leaf[0];
+		*hi = p->leaf[1];
+		return;
 	case R_NULL:
 		*lo = *hi = o_imm(0);
 		return;

@@ -3,7 +3,7 @@
 # compiled to SPIR-V at build time (tests/kernels/kernels.cmake).
 include(${PROJECT_SOURCE_DIR}/tests/kernels/kernels.cmake)
 
-foreach(t spirv spirv_ops spirv_errors spirv_corpus spirv_narrow spirv_link spirv_printf spirv_math)
+foreach(t spirv spirv_ops spirv_errors spirv_corpus spirv_narrow spirv_link spirv_printf spirv_math spirv_pointers spirv_ptr_random)
   add_executable(e2e_${t} test_${t}.c)
   target_include_directories(e2e_${t} PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
   target_compile_definitions(e2e_${t} PRIVATE _GNU_SOURCE)
@@ -22,6 +22,12 @@ foreach(k vadd saxpy elementwise reduce histogram builtins)
 endforeach()
 e2e_test(spirv_ops spirv_ops ${SPV_KERNEL_DIR})
 e2e_test(spirv_narrow spirv_narrow ${SPV_KERNEL_DIR}/narrow.spv ${SPV_KERNEL_DIR}/private.spv)
+# Pointers stored in memory, against the host; a local pointer in memory refused.
+e2e_test(spirv_pointers spirv_pointers ${SPV_KERNEL_DIR}/pointers.spv ${SPV_KERNEL_DIR}/pointers_bad.spv
+  ${SPV_KERNEL_DIR}/ptr_asm.spv)
+# Random pointer-chain kernels (tests/kernels/gen_pointers.py, fixed seed)
+# against the generator's Python results; other seeds by hand.
+e2e_test(spirv_ptr_random spirv_ptr_random ${SPV_KERNEL_DIR}/ptr_random)
 e2e_test(spirv_spec_constants spirv spec ${SPV_KERNEL_DIR}/spec_constants.spv)
 # Every OpSpecConstantOp operation the evaluator handles, against the host.
 e2e_test(spirv_spec_ops spirv spec_ops ${SPV_KERNEL_DIR}/spec_ops.spv)

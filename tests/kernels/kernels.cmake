@@ -38,6 +38,10 @@ spv_kernel(private private -fno-builtin)
 # The OpenCL.std functions computed by code sequences (tests/e2e/test_spirv_math.c).
 spv_kernel(math math)
 spv_kernel(cl2 cl2 -cl-std=CL2.0 -Xclang -cl-ext=+cl_khr_subgroups)
+# Pointers stored in memory (tests/e2e/test_spirv_pointers.c): OpenCL C 2.0,
+# which allows pointer-to-pointer kernel arguments.
+spv_kernel(pointers pointers -cl-std=CL2.0)
+spv_kernel(pointers_bad pointers_bad -cl-std=CL2.0 -Wno-incompatible-pointer-types-discards-qualifiers)
 # Program-scope variables and printf (tests/e2e/test_spirv_printf.c); printf
 # without fp64, as for this device (floats reach printf as floats).
 spv_kernel(constdata constdata)
@@ -72,7 +76,7 @@ spv_kernel(unsupported_half unsupported -DUSE_HALF)
 spv_kernel(unsupported_image unsupported -DUSE_IMAGE)
 
 # Kernels written in SPIR-V assembly (what OpenCL C cannot express).
-foreach(k spec_constants spec_ops asm_ops returns link_spec_main link_spec_lib link_var)
+foreach(k spec_constants spec_ops asm_ops returns link_spec_main link_spec_lib link_var ptr_asm)
   set(raw ${SPV_KERNEL_DIR}/${k}.unvalidated.spv)
   add_custom_command(OUTPUT ${SPV_KERNEL_DIR}/${k}.spv
     COMMAND ${ZESIM_SPIRV_AS} ${SPV_KERNEL_SRC}/${k}.spvasm -o ${raw}
@@ -130,6 +134,36 @@ foreach(m RANGE ${last})
     COMMAND ${CMAKE_COMMAND} -E rename ${name}.unvalidated.spv ${name}.spv
     DEPENDS ${name}.cl
     COMMENT "Compiling random expression kernels random_${m} to SPIR-V"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${name}.spv)
+endforeach()
+
+# Random pointer-chain kernels with their expected results (ptr_random.ref),
+# made by tests/kernels/gen_pointers.py with a fixed seed, for
+# tests/e2e/test_spirv_ptr_random.c (OpenCL C 2.0: pointer-to-pointer arguments).
+set(SPV_PTR_RANDOM_DIR ${SPV_KERNEL_DIR}/ptr_random)
+set(SPV_PTR_RANDOM_MODULES 3)
+math(EXPR last "${SPV_PTR_RANDOM_MODULES} - 1")
+set(sources)
+foreach(m RANGE ${last})
+  list(APPEND sources ${SPV_PTR_RANDOM_DIR}/ptr_random_${m}.cl)
+endforeach()
+add_custom_command(OUTPUT ${sources} ${SPV_PTR_RANDOM_DIR}/ptr_random.ref
+  COMMAND ${Python3_EXECUTABLE} ${SPV_KERNEL_SRC}/gen_pointers.py --out ${SPV_PTR_RANDOM_DIR}
+    --seed 1 --modules ${SPV_PTR_RANDOM_MODULES}
+  DEPENDS ${SPV_KERNEL_SRC}/gen_pointers.py
+  COMMENT "Generating random pointer-chain kernels"
+  VERBATIM)
+set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${SPV_PTR_RANDOM_DIR}/ptr_random.ref)
+foreach(m RANGE ${last})
+  set(name ${SPV_PTR_RANDOM_DIR}/ptr_random_${m})
+  add_custom_command(OUTPUT ${name}.spv
+    COMMAND ${ZESIM_CLANG14} -cl-std=CL2.0 -target spir64 -O2 -emit-llvm -c -w ${name}.cl -o ${name}.bc
+    COMMAND ${ZESIM_LLVM_SPIRV} ${name}.bc -o ${name}.unvalidated.spv
+    COMMAND ${ZESIM_SPIRV_VAL} ${name}.unvalidated.spv
+    COMMAND ${CMAKE_COMMAND} -E rename ${name}.unvalidated.spv ${name}.spv
+    DEPENDS ${name}.cl
+    COMMENT "Compiling random pointer-chain kernels ptr_random_${m} to SPIR-V"
     VERBATIM)
   set_property(GLOBAL APPEND PROPERTY SPV_KERNEL_FILES ${name}.spv)
 endforeach()

@@ -89,7 +89,7 @@ __kernel void swap_loop(__global int *io)
 
 // A struct pointing to itself: llvm-spirv declares its pointer type ahead
 // (OpTypeForwardPointer). Only the layout is used (int at 0, the pointer at 8,
-// float at 16; pointers stored in memory are not supported yet).
+// float at 16).
 struct node {
 	int value;
 	__global struct node *next;
