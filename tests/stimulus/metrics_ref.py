@@ -156,18 +156,23 @@ def operands_from_ledger(windows, c0, c1, group, eus_per_subslice, ts_khz, core_
             a["end"] != b["start"] for a, b in zip(ws, ws[1:])):
         raise ValueError(f"the ledger windows do not tile [{c0}, {c1})")
 
-    def line_total(k):
-        return sum(ledger_value(w, by_line[k]) for w in ws)
+    line = [sum(ledger_value(w, by_line[k]) for w in ws) for k in range(30)]
+    eu = {key: [sum(x) for x in zip(*(w[key] for w in ws))] for key in SS_KEYS.values()}
+    return _operands(line, eu, c0, c1, group, eus_per_subslice, ts_khz, core_mhz, end_fields)
 
+
+def _operands(line, eu, c0, c1, group, eus_per_subslice, ts_khz, core_mhz, end_fields):
+    """The operands over [c0, c1) from the 30 event-line totals `line` and the per-EU
+    totals `eu` (ledger key -> one number per EU) of those cycles."""
     op = {}
     for k in range(36):
-        op[f"A{k}"] = (line_total(k) if k < 30 else 0) & (M40 if k < 32 else M32)
+        op[f"A{k}"] = (line[k] if k < 30 else 0) & (M40 if k < 32 else M32)
     for i, sel in enumerate(group.select or [0xFF] * 16):
         ev, mask = sel & 0xFF, sel >> 16
         if ev < 30:
-            v = line_total(ev)
+            v = line[ev]
         elif ev in SS_KEYS:
-            v = sum(x for w in ws for e, x in enumerate(w[SS_KEYS[ev]]) if mask >> (e // eus_per_subslice) & 1)
+            v = sum(x for e, x in enumerate(eu[SS_KEYS[ev]]) if mask >> (e // eus_per_subslice) & 1)
         else:
             v = 0
         op[("B" if i < 8 else "C") + str(i % 8)] = v & M32
@@ -213,28 +218,8 @@ class LedgerSums:
             raise ValueError(f"[{c0}, {c1}) is not on ledger window boundaries")
         (a0, e0), (a1, e1) = self.sums[self.bounds[c0]], self.sums[self.bounds[c1]]
         line = [y - x for x, y in zip(a0, a1)]
-        op = {}
-        for k in range(36):
-            op[f"A{k}"] = (line[k] if k < 30 else 0) & (M40 if k < 32 else M32)
-        for i, sel in enumerate(group.select or [0xFF] * 16):
-            ev, mask = sel & 0xFF, sel >> 16
-            if ev < 30:
-                v = line[ev]
-            elif ev in SS_KEYS:
-                key = SS_KEYS[ev]
-                v = sum(y - x for e, (x, y) in enumerate(zip(e0[key], e1[key])) if mask >> (e // eus_per_subslice) & 1)
-            else:
-                v = 0
-            op[("B" if i < 8 else "C") + str(i % 8)] = v & M32
-        ts0, ts1 = c0 * ts_khz // (core_mhz * 1000), c1 * ts_khz // (core_mhz * 1000)
-        hz = ts_khz * 1000
-        op["GPU_CLOCK"] = (c1 - c0) & M32
-        op["TS"] = (ts1 - ts0) & M32
-        op["GPU_TIME"] = ns(op["TS"], hz)
-        op["QueryBeginTime"] = ns(ts0 & M32, hz)
-        op.update({"ReportReason": 0, "ContextId": 0, "StreamMarker": 0})
-        op.update(end_fields or {})
-        return op
+        eu = {key: [y - x for x, y in zip(e0[key], e1[key])] for key in e0}
+        return _operands(line, eu, c0, c1, group, eus_per_subslice, ts_khz, core_mhz, end_fields)
 
 
 # ---- evaluation --------------------------------------------------------------------------
