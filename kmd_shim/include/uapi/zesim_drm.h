@@ -46,6 +46,9 @@ enum {
 	ZESIM_DRM_EXEC = 0x09,
 	ZESIM_DRM_WAIT_USER_FENCE = 0x0a,
 	ZESIM_DRM_OBSERVATION = 0x0b,
+	ZESIM_DRM_EUDEBUG_CONNECT = 0x0c,
+	ZESIM_DRM_DEBUG_METADATA_CREATE = 0x0d,
+	ZESIM_DRM_DEBUG_METADATA_DESTROY = 0x0e,
 };
 
 /* ---- device query (two calls: size 0 returns the size, then the data) ---- */
@@ -447,6 +450,228 @@ struct drm_zesim_version {
 #define DRM_IOCTL_ZESIM_EXEC ZESIM_IOW(ZESIM_DRM_EXEC, struct drm_zesim_exec)
 #define DRM_IOCTL_ZESIM_WAIT_USER_FENCE ZESIM_IOWR(ZESIM_DRM_WAIT_USER_FENCE, struct drm_zesim_wait_user_fence)
 #define DRM_IOCTL_ZESIM_OBSERVATION ZESIM_IOW(ZESIM_DRM_OBSERVATION, struct drm_zesim_observation_param)
+
+/* ---- EU debug (docs/debug.md section 3) -------------------------------------
+ * Shaped on Xe's eudebug uAPI (the eudebug-dev variant: connect by pid, client
+ * handles in the events), reduced to what this device has.  A debugger opens its own
+ * DRM file and connects to a target process by pid; the returned debug fd carries
+ * events (READ_EVENT, poll) and the debug ioctls below.  Resource handles in events
+ * (client_handle, vm_handle, exec_queue_handle) are the target's own ids (the
+ * client_handle is a per-connection id of one of the target's DRM files). */
+
+#define ZESIM_EUDEBUG_VERSION 1u
+
+/* ZESIM_DRM_EUDEBUG_CONNECT: returns the debug fd.
+ * -ESRCH: pid is not a live process with an open zesim DRM file; -EINVAL: pid is the
+ * caller itself, flags/extensions invalid; -EACCES: the caller may not ptrace the target
+ * (different uid and no CAP_SYS_PTRACE, checked at the call); -EBUSY: the target has a
+ * debugger already. */
+#define ZESIM_EUDEBUG_CONNECT_ACK_MODULES (1u << 0) /* MODULE CREATE events are NEED_ACK */
+struct drm_zesim_eudebug_connect {
+	__u64 extensions; /* 0 */
+	__u64 pid;
+	__u32 flags;
+	__u32 version; /* out: ZESIM_EUDEBUG_VERSION */
+};
+
+/* ZESIM_DRM_DEBUG_METADATA_CREATE: the target's driver announces a module loaded
+ * in a VM: its ELF (copied by the KMD) and the GPU VA range of its code.  A debugger
+ * connected now or later gets a MODULE CREATE event.  The KMD writes ack_fence_value
+ * (a u64) at the GPU VA ack_fence_addr of vm_id when the module may run: at once, or,
+ * when a connected debugger asked for ACK_MODULES, when it acknowledged the event (or
+ * went away).  The driver waits with WAIT_USER_FENCE before the module's first launch. */
+enum { ZESIM_DEBUG_METADATA_ELF_BINARY = 0 };
+struct drm_zesim_debug_metadata_create {
+	__u64 extensions; /* 0 */
+	__u64 type;	  /* ZESIM_DEBUG_METADATA_ELF_BINARY */
+	__u64 user_addr;  /* the ELF */
+	__u64 len;	  /* 1 .. ZESIM_DEBUG_METADATA_MAX */
+	__u32 vm_id;
+	__u32 metadata_id; /* out, >= 1 */
+	__u64 load_addr;   /* GPU VA of the module's code in vm_id */
+	__u64 load_size;
+	__u64 ack_fence_addr; /* 8-byte aligned GPU VA in vm_id */
+	__u64 ack_fence_value;
+	__u64 reserved[2];
+};
+#define ZESIM_DEBUG_METADATA_MAX (64u << 20)
+
+/* ZESIM_DRM_DEBUG_METADATA_DESTROY: the module is unloaded (MODULE DESTROY event). */
+struct drm_zesim_debug_metadata_destroy {
+	__u64 extensions;
+	__u32 metadata_id;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* Events (READ_EVENT).  Every event starts with this. */
+enum {
+	ZESIM_EUDEBUG_EVENT_NONE = 0,
+	ZESIM_EUDEBUG_EVENT_READ = 1,
+	ZESIM_EUDEBUG_EVENT_OPEN = 2,	     /* a DRM file of the target: CREATE / DESTROY */
+	ZESIM_EUDEBUG_EVENT_VM = 3,	     /* CREATE / DESTROY */
+	ZESIM_EUDEBUG_EVENT_EXEC_QUEUE = 4,  /* CREATE / DESTROY */
+	ZESIM_EUDEBUG_EVENT_EU_ATTENTION = 5, /* STATE_CHANGE: the attention bitmap changed (new stops) */
+	ZESIM_EUDEBUG_EVENT_MODULE = 6,	     /* CREATE (maybe NEED_ACK) / DESTROY */
+	ZESIM_EUDEBUG_EVENT_PAGEFAULT = 7,   /* a thread stopped on a page fault */
+};
+#define ZESIM_EUDEBUG_EVENT_CREATE (1u << 0)
+#define ZESIM_EUDEBUG_EVENT_DESTROY (1u << 1)
+#define ZESIM_EUDEBUG_EVENT_STATE_CHANGE (1u << 2)
+#define ZESIM_EUDEBUG_EVENT_NEED_ACK (1u << 3)
+
+struct drm_zesim_eudebug_event {
+	__u32 len; /* of the whole event */
+	__u16 type;
+	__u16 flags;
+	__u64 seqno; /* per connection, from 1, in delivery order */
+	__u64 reserved;
+};
+
+struct drm_zesim_eudebug_event_open {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 pid;
+};
+
+struct drm_zesim_eudebug_event_vm {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 vm_handle;
+};
+
+struct drm_zesim_eudebug_event_exec_queue {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 vm_handle;
+	__u64 exec_queue_handle;
+	__u32 engine_class;
+	__u32 width;
+};
+
+/* The attention bitmap (also EU_CONTROL's): byte e is global EU e
+ * ((slice * subslices + subslice) * eus + eu), bit t its thread t; bitmask_size is
+ * ZESIM_EUDEBUG_INFO.bitmask_size (all EUs). */
+struct drm_zesim_eudebug_event_eu_attention {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 exec_queue_handle;
+	__u32 flags;
+	__u32 bitmask_size;
+	__u8 bitmask[];
+};
+
+struct drm_zesim_eudebug_event_module {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 vm_handle;
+	__u64 metadata_handle; /* READ_METADATA */
+	__u64 load_addr;
+	__u64 load_size;
+	__u64 elf_size;
+};
+
+struct drm_zesim_eudebug_event_pagefault {
+	struct drm_zesim_eudebug_event base;
+	__u64 client_handle;
+	__u64 exec_queue_handle;
+	__u64 pagefault_address;
+	__u32 flags;
+	__u32 bitmask_size;
+	__u8 bitmask[]; /* the threads that faulted */
+};
+
+/* ioctls of the debug fd.  read() is -EINVAL; poll: POLLIN while events are queued,
+ * POLLHUP once the target is gone and the queue is drained. */
+#define ZESIM_EUDEBUG_IOCTL_BASE 'j'
+
+/* READ_EVENT: the oldest event into event_ptr.  -EMSGSIZE (event_size set to the
+ * needed size) if it does not fit; -EAGAIN if none came within timeout_ns (0: do not
+ * wait; the wait is capped at 5 s as Xe's); -ENOTCONN once the target is gone and
+ * every event was read. */
+struct drm_zesim_eudebug_read_event {
+	__u64 timeout_ns;
+	__u64 event_ptr;
+	__u32 event_size; /* in: capacity; out: the event's len */
+	__u32 flags;	  /* 0 */
+};
+
+/* ACK_EVENT: acknowledge a NEED_ACK event by seqno (-EINVAL: no such pending ack). */
+struct drm_zesim_eudebug_ack_event {
+	__u32 type;
+	__u32 flags; /* 0 */
+	__u64 seqno;
+};
+
+/* VM_OPEN: returns a fd whose pread/pwrite at offset = GPU VA read and write the
+ * target VM's memory (through its page tables: unmapped pages -EFAULT, a short count
+ * at the first unmapped page; writes to read-only pages are allowed, as a debugger's
+ * breakpoints need); fsync is accepted. */
+struct drm_zesim_eudebug_vm_open {
+	__u64 extensions;
+	__u64 client_handle;
+	__u64 vm_handle;
+	__u64 flags; /* 0 */
+	__u64 timeout_ns;
+};
+
+/* EU_CONTROL */
+enum {
+	ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT_ALL = 0, /* bitmask_size 0 */
+	ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED = 1,	/* out: the attention bitmap */
+	ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME = 2,	/* the bitmap's threads; each must be stopped (-EINVAL) */
+	ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT = 3,	/* halt requests for the bitmap's threads */
+};
+struct drm_zesim_eudebug_eu_control {
+	__u64 client_handle;
+	__u32 cmd;
+	__u32 flags; /* 0 */
+	__u64 seqno; /* out: a new seqno of the connection (orders the command among the events) */
+	__u64 exec_queue_handle;
+	__u32 reserved;
+	__u32 bitmask_size; /* in/out, a multiple of 4 */
+	__u64 bitmask_ptr;
+};
+
+/* READ_METADATA: copy a module's ELF (from its MODULE event). */
+struct drm_zesim_eudebug_read_metadata {
+	__u64 client_handle;
+	__u64 metadata_handle;
+	__u32 flags; /* 0 */
+	__u32 reserved;
+	__u64 ptr;
+	__u64 size; /* in: capacity; out: the ELF's size (-ENOSPC if it did not fit) */
+};
+
+/* INFO: where the SSA and the SIP are (the same GPU VA in every VM of the target),
+ * and the geometry of the attention bitmap. */
+struct drm_zesim_eudebug_info {
+	__u64 ssa_addr; /* struct zesim_ssa_magic_header, uapi/zesim_ssa.h */
+	__u64 ssa_size;
+	__u64 sip_addr;
+	__u32 bitmask_size;
+	__u32 slices, subslices_per_slice, eus_per_subslice, threads_per_eu;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+/* The debug area (SIP + SSA) is mapped read-write in every VM at this range; VM_BIND
+ * there is -EINVAL. */
+#define ZESIM_DEBUG_AREA_VA 0x7fffff000000ull
+#define ZESIM_DEBUG_AREA_SIZE (16ull << 20)
+
+#define ZESIM_EUDEBUG_IOCTL_READ_EVENT _IOWR(ZESIM_EUDEBUG_IOCTL_BASE, 0x0, struct drm_zesim_eudebug_read_event)
+#define ZESIM_EUDEBUG_IOCTL_ACK_EVENT _IOW(ZESIM_EUDEBUG_IOCTL_BASE, 0x1, struct drm_zesim_eudebug_ack_event)
+#define ZESIM_EUDEBUG_IOCTL_VM_OPEN _IOW(ZESIM_EUDEBUG_IOCTL_BASE, 0x2, struct drm_zesim_eudebug_vm_open)
+#define ZESIM_EUDEBUG_IOCTL_EU_CONTROL _IOWR(ZESIM_EUDEBUG_IOCTL_BASE, 0x3, struct drm_zesim_eudebug_eu_control)
+#define ZESIM_EUDEBUG_IOCTL_READ_METADATA _IOWR(ZESIM_EUDEBUG_IOCTL_BASE, 0x4, struct drm_zesim_eudebug_read_metadata)
+#define ZESIM_EUDEBUG_IOCTL_INFO _IOR(ZESIM_EUDEBUG_IOCTL_BASE, 0x5, struct drm_zesim_eudebug_info)
+
+#define DRM_IOCTL_ZESIM_EUDEBUG_CONNECT ZESIM_IOWR(ZESIM_DRM_EUDEBUG_CONNECT, struct drm_zesim_eudebug_connect)
+#define DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE                                                                   \
+	ZESIM_IOWR(ZESIM_DRM_DEBUG_METADATA_CREATE, struct drm_zesim_debug_metadata_create)
+#define DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY                                                                  \
+	ZESIM_IOW(ZESIM_DRM_DEBUG_METADATA_DESTROY, struct drm_zesim_debug_metadata_destroy)
 
 /* ---- test-only: a secondary fd that produces records on demand ----------
  * (docs/uapi.md §13).  For testing how fds returned by ioctls travel (the
