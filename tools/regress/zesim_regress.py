@@ -108,11 +108,18 @@ def subst(value, mapping):
 def parse_seeds(v, where):
     if isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) and v[0] <= v[1]:
         return list(range(v[0], v[1] + 1))
-    if isinstance(v, str) and re.fullmatch(r"\d+-\d+", v):
-        a, b = map(int, v.split("-"))
-        if a <= b:
-            return list(range(a, b + 1))
-    raise SuiteError(f"{where}: seeds must be [FIRST, LAST] or \"FIRST-LAST\" (inclusive), not {v!r}")
+    if isinstance(v, str) and re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", v):
+        seeds = []
+        for part in v.split(","):
+            a, _, b = part.partition("-")
+            if int(a) > int(b or a):
+                break
+            seeds += range(int(a), int(b or a) + 1)
+        else:
+            if len(set(seeds)) == len(seeds):
+                return seeds
+    raise SuiteError(f"{where}: seeds must be [FIRST, LAST] or a string of ranges \"A-B,C,D-E\" "
+                     f"(inclusive, increasing, no repeats), not {v!r}")
 
 
 def expand(suite, path, build):
@@ -171,7 +178,8 @@ def expand(suite, path, build):
                 case.update(var)
                 name = c["name"]
                 if var:
-                    name += "@" + ",".join(str(var[k]) for k in ("preset", "topology") if k in var)
+                    # topology "" is the preset's own shape
+                    name += "@" + ",".join(str(var[k]) or "default" for k in ("preset", "topology") if k in var)
                 if seed is not None:
                     name += f"/s{seed}"
                     case["seed"] = seed
@@ -513,12 +521,13 @@ def summarize(results, meta):
     return dict(meta, counts=counts, total=len(results), cases=results)
 
 
-def compare(summary, base, noise):
-    """New failures, fixed cases, ledger digests that changed, speed beyond `noise` (a fraction)."""
+def compare(summary, base, noise, floor=0.5):
+    """New failures, fixed cases, ledger digests that changed, host time changed by more than
+    `noise` (a fraction) and by at least `floor` seconds (shorter cases are all noise)."""
     old = {c["name"]: c for c in base["cases"]}
     cmp = {"baseline": base.get("out", ""), "new_failures": [], "fixed": [], "digest_changed": [],
            "slower": [], "faster": [], "new_cases": [], "missing_cases": sorted(set(old) - {c["name"] for c in summary["cases"]}),
-           "noise": noise}
+           "noise": noise, "floor_s": floor}
     for c in summary["cases"]:
         o = old.get(c["name"])
         if o is None:
@@ -531,7 +540,8 @@ def compare(summary, base, noise):
         if c.get("ledger_digest") and o.get("ledger_digest") and c["ledger_digest"] != o["ledger_digest"] \
                 and c.get("deterministic", True):
             cmp["digest_changed"].append(c["name"])
-        if c["status"] == "pass" and o["status"] == "pass" and c.get("host_s") and o.get("host_s"):
+        if c["status"] == "pass" and o["status"] == "pass" and c.get("host_s") and o.get("host_s") \
+                and abs(c["host_s"] - o["host_s"]) >= floor:
             ratio = c["host_s"] / o["host_s"]
             if ratio > 1 + noise:
                 cmp["slower"].append({"name": c["name"], "ratio": round(ratio, 3)})
@@ -601,7 +611,8 @@ def write_html(summary, path, out):
     if cmp:
         items = []
         for key, label in (("new_failures", "new failures"), ("fixed", "fixed"), ("digest_changed", "ledger digest changed"),
-                           ("slower", f"slower by more than {cmp['noise']:.0%}"), ("faster", f"faster by more than {cmp['noise']:.0%}"),
+                           ("slower", f"slower by more than {cmp['noise']:.0%} and {cmp['floor_s']} s"),
+                           ("faster", f"faster by more than {cmp['noise']:.0%} and {cmp['floor_s']} s"),
                            ("new_cases", "new cases"), ("missing_cases", "cases no longer run")):
             vals = [v if isinstance(v, str) else f"{v['name']} ×{v['ratio']}" for v in cmp[key]]
             items.append(f"<li>{e(label)} ({len(vals)}): {e(', '.join(vals)) or '—'}</li>")
@@ -625,7 +636,7 @@ def write_html(summary, path, out):
     path.write_text(doc)
 
 
-def write_reports(out, results, meta, baseline, noise):
+def write_reports(out, results, meta, baseline, noise, floor):
     summary = summarize(results, meta)
     if baseline:
         bpath = pathlib.Path(baseline) / "summary.json"
@@ -634,7 +645,7 @@ def write_reports(out, results, meta, baseline, noise):
         except (OSError, ValueError) as e:
             raise SuiteError(f"baseline {bpath}: {e}") from None
         base.setdefault("out", str(baseline))
-        summary["comparison"] = compare(summary, base, noise)
+        summary["comparison"] = compare(summary, base, noise, floor)
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     write_junit(summary, out / "junit.xml", out)
     write_html(summary, out / "report.html", out)
@@ -708,7 +719,7 @@ def slurm_submit(a, runner, cases, suite_path):
         time.sleep(0.5)
     prog.finish()
     say(f"job {jobid} has ended; collecting")
-    return collect(out, a.baseline, a.noise)
+    return collect(out, a.baseline, a.noise, a.noise_floor)
 
 
 def plan_name(p):
@@ -729,7 +740,7 @@ def run_shard(out, index):
     return 0
 
 
-def collect(out, baseline, noise):
+def collect(out, baseline, noise, floor):
     out = pathlib.Path(out)
     try:
         plan = json.loads((out / "plan.json").read_text())
@@ -748,7 +759,7 @@ def collect(out, baseline, noise):
     meta = {"suite": plan_name(plan["suite"]), "suite_file": plan["suite"], "out": str(out), "mode": "slurm",
             "started": plan.get("submitted", ""), "wall_s": sum(r["host_s"] for r in results),
             "jobid": (out / "slurm" / "jobid").read_text().strip() if (out / "slurm" / "jobid").exists() else None}
-    return write_reports(out, results, meta, baseline, noise)
+    return write_reports(out, results, meta, baseline, noise, floor)
 
 
 # ---------------------------------------------------------------- command line
@@ -766,6 +777,8 @@ def parse(argv):
     ap.add_argument("--list", action="store_true", help="print the expanded case names and stop")
     ap.add_argument("--baseline", help="a previous run's output folder to compare with")
     ap.add_argument("--noise", type=float, default=0.25, help="speed change counted as real beyond this fraction (0.25)")
+    ap.add_argument("--noise-floor", type=float, default=0.5, metavar="SECONDS",
+                    help="host-time changes smaller than this are noise whatever the ratio (0.5)")
     ap.add_argument("--slurm", action="store_true", help="submit as a Slurm job array (sbatch --array) instead")
     ap.add_argument("--partition", help="Slurm partition (--slurm)")
     ap.add_argument("--array-max", type=int, default=64, help="at most this many array tasks; cases are dealt "
@@ -778,8 +791,8 @@ def parse(argv):
         ap.error("--jobs must be at least 1")
     if a.array_max < 1:
         ap.error("--array-max must be at least 1")
-    if a.noise < 0:
-        ap.error("--noise must not be negative")
+    if a.noise < 0 or a.noise_floor < 0:
+        ap.error("--noise and --noise-floor must not be negative")
     if not (a.suite or a.collect or a.run_shard):
         ap.error("a SUITE (or --collect DIR) is needed")
     if a.collect and a.suite:
@@ -795,7 +808,7 @@ def main(argv):
         if a.run_shard:
             return run_shard(a.run_shard[0], int(a.run_shard[1]))
         if a.collect:
-            s = collect(a.collect, a.baseline, a.noise)
+            s = collect(a.collect, a.baseline, a.noise, a.noise_floor)
             return 0 if s["counts"]["pass"] == s["total"] else 1
         build = pathlib.Path(os.environ.get("ZESIM_BUILD", HERE / "build")).resolve()
         suite_path = find_suite(a.suite).resolve()
@@ -827,7 +840,7 @@ def main(argv):
         results = run_cases(runner, cases, a.jobs)
         meta = {"suite": suite_path.stem, "suite_file": str(suite_path), "out": str(out), "mode": "local",
                 "jobs": a.jobs, "started": started, "wall_s": round(time.monotonic() - t0, 3)}
-        s = write_reports(out, results, meta, a.baseline, a.noise)
+        s = write_reports(out, results, meta, a.baseline, a.noise, a.noise_floor)
         if runner.stopping:
             return 130
         return 0 if s["counts"]["pass"] == s["total"] else 1
