@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -203,19 +204,20 @@ def case_dirname(name):
 # ---------------------------------------------------------------- one case
 
 def stop_group(proc, grace=2.0):
-    """SIGTERM to the process group of `proc`, SIGKILL after `grace` s."""
+    """SIGTERM to the process group of `proc`, SIGKILL after `grace` s; True if SIGKILL was needed."""
     if proc is None or proc.poll() is not None and not _group_alive(proc.pid):
-        return
+        return False
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
+            return False
         try:
             proc.wait(timeout=wait)
-            return
+            return sig == signal.SIGKILL
         except subprocess.TimeoutExpired:
             pass
+    return True
 
 
 def _group_alive(pgid):
@@ -332,7 +334,7 @@ class Runner:
             dlog = open(cdir / "daemon.log", "wb")
             daemon = self._spawn(argv, tmp, env, subprocess.DEVNULL, dlog)
             while not os.path.exists(sock) and daemon.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.01)
+                time.sleep(0.002)
             if not os.path.exists(sock):
                 stop_group(daemon)
                 dlog.close()
@@ -349,18 +351,24 @@ class Runner:
                 prog = self._spawn(program, work, env, so, se)
                 with self.lock:
                     self.running[case["name"]] = prog
-                rc = None
-                while True:
-                    rc = prog.poll()
-                    if rc is not None:
-                        break
-                    if daemon is not None and daemon_died is None and daemon.poll() is not None:
-                        daemon_died = daemon.returncode
-                        # The program may notice (lost device) or wait forever: a grace period.
-                        deadline = min(deadline, time.monotonic() + 5)
-                    if time.monotonic() >= deadline or self.stopping:
-                        break
-                    time.sleep(0.02)
+                # Sleep until the program or the daemon ends (pidfds), the deadline or an interrupt.
+                waiter = Waiter(prog, daemon)
+                try:
+                    while True:
+                        rc = prog.poll()
+                        if rc is not None:
+                            break
+                        if daemon is not None and daemon_died is None and daemon.poll() is not None:
+                            daemon_died = daemon.returncode
+                            waiter.forget(daemon)
+                            # The program may notice (lost device) or wait forever: a grace period.
+                            deadline = min(deadline, time.monotonic() + 5)
+                        now = time.monotonic()
+                        if now >= deadline or self.stopping:
+                            break
+                        waiter.wait(min(deadline - now, 0.25))
+                finally:
+                    waiter.close()
                 timed_out = rc is None
                 if timed_out:
                     stop_group(prog)
@@ -371,7 +379,12 @@ class Runner:
             if daemon is not None:
                 if daemon_died is None and daemon.poll() is not None:
                     daemon_died = daemon.returncode
-                stop_group(daemon, grace=5.0)
+                killed = stop_group(daemon, grace=5.0)
+                # Killed by a signal that was not ours: it died while the program ended (a
+                # SIGKILL closes the socket before the process is reaped).
+                if daemon_died is None and not killed and daemon.returncode is not None \
+                        and daemon.returncode < 0 and daemon.returncode != -signal.SIGTERM:
+                    daemon_died = daemon.returncode
                 dlog.close()
         res["exit"] = rc
         if daemon is not None and (cdir / "ledger.jsonl").exists():
@@ -412,12 +425,52 @@ class Runner:
                 res["reason"] = f"ledger digest {res['ledger_digest']}, expected {exp['ledger_digest']}"
 
     def _wait(self, p, deadline):
-        while p.poll() is None:
-            if time.monotonic() >= deadline or self.stopping:
-                stop_group(p)
-                return None
-            time.sleep(0.02)
+        waiter = Waiter(p)
+        try:
+            while p.poll() is None:
+                now = time.monotonic()
+                if now >= deadline or self.stopping:
+                    stop_group(p)
+                    return None
+                waiter.wait(min(deadline - now, 0.25))
+        finally:
+            waiter.close()
         return p.returncode
+
+
+class Waiter:
+    """Sleeps until one of some child processes ends, without polling: their pidfds (Linux
+    5.3; a fallback of short sleeps elsewhere)."""
+
+    def __init__(self, *procs):
+        self.poller = select.poll()
+        self.fds = {}
+        for p in procs:
+            if p is None:
+                continue
+            try:
+                fd = os.pidfd_open(p.pid)
+            except (AttributeError, OSError):
+                self.fds = None
+                return
+            self.fds[p.pid] = fd
+            self.poller.register(fd, select.POLLIN)
+
+    def forget(self, p):
+        if self.fds and p.pid in self.fds:
+            self.poller.unregister(self.fds[p.pid])
+            os.close(self.fds.pop(p.pid))
+
+    def wait(self, seconds):
+        if self.fds is None:
+            time.sleep(min(seconds, 0.01))
+        else:
+            self.poller.poll(max(0, int(seconds * 1000)) + 1)
+
+    def close(self):
+        for fd in (self.fds or {}).values():
+            os.close(fd)
+        self.fds = {}
 
 
 def describe_rc(rc):
@@ -622,6 +675,7 @@ def write_html(summary, path, out):
 <link rel="icon" href="data:,">
 <style>{CSS}</style></head><body>
 <h1>zesim regress: {e(summary['suite'])}</h1>
+<p>{e(summary.get('description', ''))}</p>
 <p>{e(summary.get('started', ''))} · {summary['total']} cases · wall time {summary.get('wall_s', 0):.1f} s ·
 {e(summary.get('mode', 'local'))}</p>
 <p class="counts">{counts}</p>
@@ -665,14 +719,14 @@ def write_reports(out, results, meta, baseline, noise, floor):
 
 # ---------------------------------------------------------------- Slurm
 
-def slurm_submit(a, runner, cases, suite_path):
+def slurm_submit(a, runner, cases, suite_path, description=""):
     sbatch = shutil.which("sbatch")
     if not sbatch:
         raise SuiteError("sbatch not found: install Debian's slurm-client (and point SLURM_CONF at the cluster)")
     out = runner.out
     (out / "slurm").mkdir(parents=True, exist_ok=True)
     ntasks = max(1, min(len(cases), a.array_max))
-    plan = {"suite": str(suite_path), "build": str(runner.build), "tasks": ntasks,
+    plan = {"suite": str(suite_path), "build": str(runner.build), "tasks": ntasks, "description": description,
             "cases": cases, "submitted": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     (out / "plan.json").write_text(json.dumps(plan, indent=1, default=str) + "\n")
     script = out / "slurm" / "task.sh"
@@ -757,6 +811,7 @@ def collect(out, baseline, noise, floor):
                             "ledger_digest": None, "dir": str((out / "cases" / case_dirname(c["name"])).relative_to(out)),
                             "repro": Runner(plan["build"], out, plan["suite"]).repro(c), "host": None})
     meta = {"suite": plan_name(plan["suite"]), "suite_file": plan["suite"], "out": str(out), "mode": "slurm",
+            "description": plan.get("description", ""),
             "started": plan.get("submitted", ""), "wall_s": sum(r["host_s"] for r in results),
             "jobid": (out / "slurm" / "jobid").read_text().strip() if (out / "slurm" / "jobid").exists() else None}
     return write_reports(out, results, meta, baseline, noise, floor)
@@ -832,13 +887,14 @@ def main(argv):
         runner = Runner(build, out, suite_path)
         runner.check_build()
         if a.slurm:
-            s = slurm_submit(a, runner, cases, suite_path)
+            s = slurm_submit(a, runner, cases, suite_path, str(suite.get("suite", {}).get("description", "")))
             return 0 if s is None or s["counts"]["pass"] == s["total"] else 1
         say(f"{len(cases)} cases of {suite_path.name}, {a.jobs} at a time, into {out}")
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         t0 = time.monotonic()
         results = run_cases(runner, cases, a.jobs)
         meta = {"suite": suite_path.stem, "suite_file": str(suite_path), "out": str(out), "mode": "local",
+                "description": str(suite.get("suite", {}).get("description", "")),
                 "jobs": a.jobs, "started": started, "wall_s": round(time.monotonic() - t0, 3)}
         s = write_reports(out, results, meta, a.baseline, a.noise, a.noise_floor)
         if runner.stopping:
