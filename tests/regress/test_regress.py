@@ -139,6 +139,27 @@ class FaultsTest(unittest.TestCase):
         self.assertIn("new failures", (out / "report.html").read_text())
 
 
+class InterruptTest(unittest.TestCase):
+    def test_sigint_stops_the_running_cases(self):
+        with tempfile.TemporaryDirectory(prefix="zesim-regress-int.") as tmp:
+            out = pathlib.Path(tmp) / "out"
+            env = {"ZESIM_BUILD": A.build, "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"}
+            p = subprocess.Popen([A.zesim, "regress", "faults", "--filter", "^(hang|vadd)$", "--jobs", "2",
+                                  "--out", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t0 = time.monotonic()
+            while not (out / "cases" / "hang" / "program.cmd").exists() and time.monotonic() - t0 < 30:
+                time.sleep(0.05)
+            time.sleep(0.5)
+            p.send_signal(2)  # SIGINT, as Ctrl-C
+            _, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 130, err)
+            self.assertLess(time.monotonic() - t0, 4.0, "stopped before the hang's 4 s timeout")
+            s = json.loads((out / "summary.json").read_text())
+            self.assertEqual({c["name"]: (c["status"], c["reason"]) for c in s["cases"]}["hang"], ("error", "interrupted"))
+            left = subprocess.run(["pgrep", "-f", str(out)], stdout=subprocess.PIPE, text=True).stdout.split()
+            self.assertEqual(left, [], "processes of the run left behind")
+
+
 class BadInputTest(unittest.TestCase):
     def check(self, text, want, suffix=".toml"):
         with tempfile.NamedTemporaryFile("w", suffix=suffix) as f:

@@ -307,6 +307,9 @@ class Runner:
             with open(cdir / "generator.log", "wb") as log:
                 p = self._spawn(gen, work, env, log, subprocess.STDOUT)
                 rc = self._wait(p, deadline)
+            if rc is None and self.stopping:
+                res["status"], res["reason"] = "error", "interrupted"
+                return
             if rc is None:
                 res["status"], res["reason"] = "timeout", f"the generator ran past the {case['timeout']} s timeout"
                 return
