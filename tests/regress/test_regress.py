@@ -160,6 +160,21 @@ class InterruptTest(unittest.TestCase):
             self.assertEqual(left, [], "processes of the run left behind")
 
 
+    def test_runaway_ledger_stopped(self):
+        with tempfile.TemporaryDirectory(prefix="zesim-regress-big.") as tmp:
+            out = pathlib.Path(tmp) / "out"
+            t0 = time.monotonic()
+            r = regress("faults", "--filter", "^hang$", "--max-ledger-mb", "1", out=out)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertLess(time.monotonic() - t0, 4.0, "stopped before the hang's 4 s timeout")
+            c = json.loads((out / "summary.json").read_text())["cases"][0]
+            self.assertEqual(c["status"], "timeout")
+            self.assertIn("ledger passed 1 MB", c["reason"])
+            size = (out / c["dir"] / "ledger.jsonl").stat().st_size
+            self.assertGreater(size, 1 << 20)
+            self.assertLess(size, 32 << 20)
+
+
 class BadInputTest(unittest.TestCase):
     def check(self, text, want, suffix=".toml"):
         with tempfile.NamedTemporaryFile("w", suffix=suffix) as f:

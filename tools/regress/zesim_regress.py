@@ -251,9 +251,8 @@ class Runner:
         self.gpu = self.build / "sim" / "zesim-gpu"
         self.preload = self.build / "lib" / "libzesim_preload.so"
         self.driver = self.build / "lib" / "libze_zesim.so.1"
-        self.lock = threading.Lock()
-        self.running = {}  # name -> Popen of the program, for interrupts
         self.stopping = False
+        self.max_ledger = 512 << 20  # bytes; a runaway case is stopped beyond (--max-ledger-mb)
 
     def check_build(self):
         for f in (self.gpu, self.preload, self.driver):
@@ -349,11 +348,11 @@ class Runner:
             env["ZE_ENABLE_ALT_DRIVERS"] = str(self.driver)
         (cdir / "program.cmd").write_text(shlex.join(program) + "\n")
         daemon_died = None
+        ledger_over = False
+        ledger_path = cdir / "ledger.jsonl" if daemon is not None and case.get("ledger", True) else None
         try:
             with open(cdir / "stdout.txt", "wb") as so, open(cdir / "stderr.txt", "wb") as se:
                 prog = self._spawn(program, work, env, so, se)
-                with self.lock:
-                    self.running[case["name"]] = prog
                 # Sleep until the program or the daemon ends (pidfds), the deadline or an interrupt.
                 waiter = Waiter(prog, daemon)
                 try:
@@ -369,6 +368,10 @@ class Runner:
                         now = time.monotonic()
                         if now >= deadline or self.stopping:
                             break
+                        if ledger_path and self.max_ledger and ledger_path.exists() \
+                                and ledger_path.stat().st_size > self.max_ledger:
+                            ledger_over = True
+                            break
                         waiter.wait(min(deadline - now, 0.25))
                 finally:
                     waiter.close()
@@ -377,8 +380,6 @@ class Runner:
                     stop_group(prog)
                     rc = prog.returncode
         finally:
-            with self.lock:
-                self.running.pop(case["name"], None)
             if daemon is not None:
                 if daemon_died is None and daemon.poll() is not None:
                     daemon_died = daemon.returncode
@@ -406,6 +407,10 @@ class Runner:
             res["status"] = "daemon-died"
             res["reason"] = (f"the daemon died while the program ran ({how}); the program "
                              + ("was stopped after it" if timed_out else f"then ended with {describe_rc(rc)}"))
+        elif ledger_over:
+            res["status"] = "timeout"
+            res["reason"] = (f"stopped when its ledger passed {self.max_ledger >> 20} MB (a runaway kernel? "
+                             "--max-ledger-mb, or ledger = false for the case)")
         elif timed_out:
             res["status"], res["reason"] = "timeout", f"stopped at the {case['timeout']} s timeout"
         elif rc < 0:
@@ -730,6 +735,7 @@ def slurm_submit(a, runner, cases, suite_path, description=""):
     (out / "slurm").mkdir(parents=True, exist_ok=True)
     ntasks = max(1, min(len(cases), a.array_max))
     plan = {"suite": str(suite_path), "build": str(runner.build), "tasks": ntasks, "description": description,
+            "max_ledger": runner.max_ledger,
             "cases": cases, "submitted": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     (out / "plan.json").write_text(json.dumps(plan, indent=1, default=str) + "\n")
     script = out / "slurm" / "task.sh"
@@ -788,6 +794,7 @@ def run_shard(out, index):
     plan = json.loads((out / "plan.json").read_text())
     mine = [c for i, c in enumerate(plan["cases"]) if i % plan["tasks"] == index]
     runner = Runner(plan["build"], out, plan["suite"])
+    runner.max_ledger = plan.get("max_ledger", runner.max_ledger)
     runner.check_build()
     say(f"shard {index} of {plan['tasks']} on {socket.gethostname()}: {len(mine)} cases")
     jobs = int(os.environ.get("SLURM_CPUS_PER_TASK", "1") or 1)
@@ -832,6 +839,9 @@ def parse(argv):
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="cases run at once (default: cores)")
     ap.add_argument("--out", help="output folder (default: regress-SUITE-DATE in the current folder)")
     ap.add_argument("--filter", help="only the cases whose name matches this regular expression (re.search)")
+    ap.add_argument("--max-ledger-mb", type=int, default=512, metavar="MB",
+                    help="stop a case whose ledger file grows past this (a runaway kernel writes ~15 MB/s "
+                         "on tiny; 0 = no limit; default 512)")
     ap.add_argument("--list", action="store_true", help="print the expanded case names and stop")
     ap.add_argument("--baseline", help="a previous run's output folder to compare with")
     ap.add_argument("--noise", type=float, default=0.25, help="speed change counted as real beyond this fraction (0.25)")
@@ -847,6 +857,8 @@ def parse(argv):
     a = ap.parse_args(argv)
     if a.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if a.max_ledger_mb < 0:
+        ap.error("--max-ledger-mb must not be negative")
     if a.array_max < 1:
         ap.error("--array-max must be at least 1")
     if a.noise < 0 or a.noise_floor < 0:
@@ -888,6 +900,7 @@ def main(argv):
         out = pathlib.Path(a.out or f"regress-{suite_path.stem}-{stamp}").resolve()
         out.mkdir(parents=True, exist_ok=True)
         runner = Runner(build, out, suite_path)
+        runner.max_ledger = a.max_ledger_mb << 20
         runner.check_build()
         if a.slurm:
             s = slurm_submit(a, runner, cases, suite_path, str(suite.get("suite", {}).get("description", "")))
