@@ -313,7 +313,8 @@ class Runner:
                 res["status"], res["reason"] = "timeout", f"the generator ran past the {case['timeout']} s timeout"
                 return
             if rc != 0:
-                res["status"], res["reason"] = "error", f"the generator failed (exit {rc}): {tail(cdir / 'generator.log', 300).strip()}"
+                last = [ln.strip() for ln in tail(cdir / "generator.log", 2000).splitlines() if ln.strip()][-3:]
+                res["status"], res["reason"] = "error", f"the generator failed (exit {rc}): {' / '.join(last)}"
                 return
         daemon = None
         dlog = None
