@@ -212,12 +212,24 @@ def stop_group(proc, grace=2.0):
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             return False
-        try:
-            proc.wait(timeout=wait)
+        if wait_for(proc, wait):
             return sig == signal.SIGKILL
-        except subprocess.TimeoutExpired:
-            pass
     return True
+
+
+def wait_for(proc, seconds):
+    """Wait up to `seconds` for `proc` to end (on its pidfd: Popen.wait(timeout) sleeps in steps); True if it did."""
+    waiter = Waiter(proc)
+    deadline = time.monotonic() + seconds
+    try:
+        while proc.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            waiter.wait(left)
+        return True
+    finally:
+        waiter.close()
 
 
 def _group_alive(pgid):
