@@ -218,6 +218,10 @@ int sc_main(int argc, char **argv)
             so.max_clients = kmd.max_clients;
             so.fd_reserve = kmd.fd_reserve;
             serve(dev, top, so);
+            // The window open at exit is closed after the present cycle, as at the end of
+            // a stimulus run, so that the file holds every event (docs/oa.md §3.3).
+            if (!ledger.empty())
+                dev.gt().flush_ledger();
             led.close_file();
             return 0;
         }

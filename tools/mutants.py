@@ -269,6 +269,15 @@ MUTANTS = [
          find="		if (sext(a[1], w) == ~0ull)\n			r = -a[0];",
          repl="		if (0)\n			r = -a[0];",
          tests="-R e2e_spirv_spec_ops", why="INT64_MIN / -1 in a spec constant traps the host (SIGFPE in zeModuleCreate)"),
+    # ---- zesim regress ---------------------------------------------------------------
+    dict(id="regress-daemon-death-unseen", file="tools/regress/zesim_regress.py",
+         find="        elif daemon_died is not None:",
+         repl="        elif daemon_died is not None and False:",
+         tests="-R regress_faults", why="a case whose daemon died is reported as a plain failure"),
+    dict(id="regress-shard-overlap", file="tools/regress/zesim_regress.py",
+         find="    mine = [c for i, c in enumerate(plan[\"cases\"]) if i % plan[\"tasks\"] == index]",
+         repl="    mine = [c for i, c in enumerate(plan[\"cases\"]) if i % plan[\"tasks\"] == 0]",
+         tests="-R regress_slurm", why="every array task runs the first shard: the other cases never run"),
     # ---- ISA tables ------------------------------------------------------------------
     dict(id="isa-src2-encode-only", file="tools/isa/ze_isa.c",
          find="encode_operand(&in->src[1]) | (uint32_t)encode_operand(&in->src[2]) << 16);",
