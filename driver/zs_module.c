@@ -6,6 +6,7 @@
  * it (spirv/spv_link.c). */
 #define _GNU_SOURCE
 #include "zs_module.h"
+#include "zs_instr.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -388,6 +389,10 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		if (e->stype == ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
 			return fail(phBuildLog, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
 				    "multi-input module programs are not supported: pass one native module");
+	uint32_t profile_flags;
+	char pwhy[160];
+	if (zs_instr_profile_flags(desc->pBuildFlags, &profile_flags, pwhy, sizeof(pwhy)))
+		return fail(phBuildLog, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "%s", pwhy);
 	zs_snapshot_req_t *snaps;
 	uint32_t nsnaps;
 	ze_result_t sr = snapshot_requests(desc, &snaps, &nsnaps);
@@ -404,6 +409,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
 	mod->dev = dev;
+	mod->profile_flags = profile_flags;
 	ze_result_t r = ZE_RESULT_SUCCESS;
 	char why[1024] = "";
 	char err[768];

@@ -270,6 +270,12 @@ MUTANTS = [
          repl="		if (0)\n			r = -a[0];",
          tests="-R e2e_spirv_spec_ops", why="INT64_MIN / -1 in a spec constant traps the host (SIGFPE in zeModuleCreate)"),
     # ---- ISA tables ------------------------------------------------------------------
+    dict(id="grf-footprint-no-vsize", file="tools/isa/ze_isa.c",
+         find="		elems_dst = ze_send_vsize(inst->dw3);",
+         repl="		elems_dst = 1;",
+         tests="-R '^e2e_instr$'",
+         why="a vector load's destination counted as one element: registers it writes reported free"
+             " for instrumentation"),
     dict(id="isa-src2-encode-only", file="tools/isa/ze_isa.c",
          find="encode_operand(&in->src[1]) | (uint32_t)encode_operand(&in->src[2]) << 16);",
          repl="encode_operand(&in->src[1]) | (uint32_t)encode_operand(&in->src[2]) << 17);",

@@ -1,0 +1,360 @@
+/* libzesim_icount.so: zesim-icount's tool library, preloaded into a Level Zero
+ * program (README.md).  Public Level Zero API only (plus the ZE-ISA and module
+ * format libraries, whose formats docs/isa.md and docs/module-format.md
+ * document): it interposes zeModuleCreate, builds the module as asked (adding
+ * "-g -zet-profile-flags 0x2"), takes its native binary, asks
+ * zetKernelGetProfileInfo which registers each kernel leaves free, rewrites
+ * every kernel to count its basic blocks with atomic adds into a shared
+ * buffer, and hands the program the rewritten module
+ * (zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)).  Counters are read when the
+ * program destroys the module or its context, and at exit; the report (per
+ * kernel, per source line from the module's DWARF line table) goes to
+ * stderr, or to $ZESIM_ICOUNT_OUT, and as JSON lines to $ZESIM_ICOUNT_JSON. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <level_zero/ze_api.h>
+#include <level_zero/zet_api.h>
+
+#include "zi_rewrite.h"
+
+typedef struct icmod {
+	ze_module_handle_t app, orig;
+	ze_context_handle_t ctx;
+	uint32_t *counters; /* shared memory: one dword per block */
+	uint64_t *totals;   /* block executions read so far */
+	zi_block_t *blocks;
+	uint32_t nblocks;
+	zm_module_t m; /* the original module */
+	uint8_t *skipped; /* per kernel: not instrumented (fewer than 2 free GRFs) */
+	zi_pos_t *pos;
+	uint32_t npos;
+	char **files;
+	uint32_t nfiles;
+	int id;
+	struct icmod *next;
+} icmod_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static icmod_t *mods;
+static int next_id;
+
+static ze_result_t (*real_create)(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t *,
+				  ze_module_handle_t *, ze_module_build_log_handle_t *);
+static ze_result_t (*real_destroy)(ze_module_handle_t);
+static ze_result_t (*real_ctx_destroy)(ze_context_handle_t);
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "zesim-icount: ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "\n");
+}
+
+static void resolve(void)
+{
+	if (!real_create) {
+		real_create = (__typeof__(real_create))dlsym(RTLD_NEXT, "zeModuleCreate");
+		real_destroy = (__typeof__(real_destroy))dlsym(RTLD_NEXT, "zeModuleDestroy");
+		real_ctx_destroy = (__typeof__(real_ctx_destroy))dlsym(RTLD_NEXT, "zeContextDestroy");
+	}
+}
+
+/* Add this module's counters to its totals and zero them (kernels using them
+ * have completed: the program destroys a module only after its work). */
+static void harvest(icmod_t *c)
+{
+	for (uint32_t b = 0; b < c->nblocks; b++) {
+		c->totals[b] += c->counters[b];
+		c->counters[b] = 0;
+	}
+}
+
+/* Two free GRFs of the kernel, from its free-register token. */
+static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsigned *rp)
+{
+	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+	ze_kernel_handle_t k;
+	if (zeKernelCreate(m, &kd, &k) != ZE_RESULT_SUCCESS)
+		return -1;
+	union {
+		zet_profile_properties_t p;
+		uint8_t bytes[sizeof(zet_profile_properties_t) + sizeof(zet_profile_free_register_token_t) +
+			      64 * sizeof(zet_profile_register_sequence_t)];
+	} u;
+	memset(&u, 0, sizeof(u));
+	u.p.stype = ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES;
+	const ze_result_t r = zetKernelGetProfileInfo(k, &u.p);
+	zeKernelDestroy(k);
+	if (r != ZE_RESULT_SUCCESS || u.p.numTokens < 1)
+		return -1;
+	zet_profile_free_register_token_t tok;
+	memcpy(&tok, u.bytes + sizeof(u.p), sizeof(tok));
+	int found = 0;
+	for (uint32_t i = 0; i < tok.count && found < 2; i++) {
+		zet_profile_register_sequence_t s;
+		memcpy(&s, u.bytes + sizeof(u.p) + sizeof(tok) + i * sizeof(s), sizeof(s));
+		for (uint32_t reg = (s.start + 31) / 32; (reg + 1) * 32 <= s.start + s.count && found < 2; reg++)
+			*(found++ ? rp : ra) = reg;
+	}
+	return found == 2 ? 0 : -1;
+}
+
+static char *with_flags(const char *flags)
+{
+	static const char add[] = " -g -zet-profile-flags 0x2";
+	const size_t n = flags ? strlen(flags) : 0;
+	char *s = malloc(n + sizeof(add));
+	if (s) {
+		memcpy(s, flags ? flags : "", n);
+		memcpy(s + n, add, sizeof(add));
+	}
+	return s;
+}
+
+/* Instrument `orig`: NULL on any failure (the program then gets `orig`). */
+static icmod_t *instrument(ze_context_handle_t ctx, ze_device_handle_t dev, ze_module_handle_t orig)
+{
+	size_t size = 0;
+	if (zeModuleGetNativeBinary(orig, &size, NULL) != ZE_RESULT_SUCCESS || !size)
+		return NULL; /* e.g. a SPIR-V module with imports, translated at zeModuleDynamicLink */
+	icmod_t *c = calloc(1, sizeof(*c));
+	uint8_t *bin = malloc(size);
+	char err[512], path[] = "/tmp/zesim-icount.XXXXXX";
+	zm_module_t w = {0};
+	int fd = -1;
+	if (!c || !bin || zeModuleGetNativeBinary(orig, &size, bin) != ZE_RESULT_SUCCESS)
+		goto fail;
+	if (zm_module_read_mem(bin, size, &c->m, err, sizeof(err)) || zm_module_read_mem(bin, size, &w, err, sizeof(err)))
+		goto fail;
+	zi_read_lines(bin, size, &c->pos, &c->npos, &c->files, &c->nfiles);
+	c->skipped = calloc(w.nkernels ? w.nkernels : 1, 1);
+	/* Blocks first (their count sizes the buffer), then the buffer's address goes into the code. */
+	unsigned ra[256], rp[256];
+	for (uint32_t i = 0; i < w.nkernels && i < 256; i++)
+		c->skipped[i] = free_pair(orig, w.kernels[i].name, &ra[i], &rp[i]) != 0;
+	ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+	ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+	uint32_t guess = 0;
+	for (uint32_t i = 0; i < w.nkernels; i++)
+		guess += w.kernels[i].text_size / 16 + 1;
+	if (zeMemAllocShared(ctx, &dd, &hd, guess * 4u, 64, dev, (void **)&c->counters) != ZE_RESULT_SUCCESS)
+		goto fail;
+	memset(c->counters, 0, guess * 4u);
+	for (uint32_t i = 0; i < w.nkernels; i++) {
+		if (i >= 256 || c->skipped[i]) {
+			c->skipped[i] = 1;
+			say("kernel %s%s: fewer than 2 free registers, not counted", w.kernels[i].name, "");
+			continue;
+		}
+		if (zi_instrument_kernel(&w.kernels[i], i, ra[i], rp[i], (uint64_t)(uintptr_t)c->counters, &c->blocks,
+					 &c->nblocks, err, sizeof(err))) {
+			say("kernel %s: %s", w.kernels[i].name, err);
+			goto fail;
+		}
+	}
+	w.has_debug_line = 0;
+	c->totals = calloc(c->nblocks ? c->nblocks : 1, sizeof(*c->totals));
+	fd = mkstemp(path);
+	if (!c->totals || fd < 0)
+		goto fail;
+	close(fd);
+	if (zm_module_write(&w, path, err, sizeof(err))) {
+		say("cannot write the rewritten module: %s%s", err, "");
+		goto fail;
+	}
+	size_t nsize;
+	uint8_t *nbin = NULL;
+	FILE *f = fopen(path, "rb");
+	if (f && fseek(f, 0, SEEK_END) == 0 && (nsize = (size_t)ftell(f)) > 0 && (nbin = malloc(nsize)) &&
+	    fseek(f, 0, SEEK_SET) == 0 && fread(nbin, 1, nsize, f) == nsize) {
+		ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, nsize, nbin, "",
+				       NULL};
+		if (real_create(ctx, dev, &md, &c->app, NULL) != ZE_RESULT_SUCCESS)
+			c->app = NULL;
+	}
+	if (f)
+		fclose(f);
+	free(nbin);
+	unlink(path);
+	if (!c->app)
+		goto fail;
+	c->orig = orig;
+	c->ctx = ctx;
+	zm_module_free(&w);
+	free(bin);
+	return c;
+fail:
+	if (c && c->counters)
+		zeMemFree(ctx, c->counters);
+	if (c) {
+		zm_module_free(&c->m);
+		free(c->blocks);
+		free(c->skipped);
+		free(c->pos);
+		free(c->totals);
+	}
+	zm_module_free(&w);
+	free(c);
+	free(bin);
+	return NULL;
+}
+
+__attribute__((visibility("default"))) ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
+			   ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
+{
+	resolve();
+	if (!desc || !phModule)
+		return real_create(hContext, hDevice, desc, phModule, phBuildLog);
+	ze_module_desc_t d = *desc;
+	char *flags = with_flags(desc->pBuildFlags);
+	d.pBuildFlags = flags ? flags : desc->pBuildFlags;
+	ze_result_t r = real_create(hContext, hDevice, &d, phModule, phBuildLog);
+	free(flags);
+	if (r != ZE_RESULT_SUCCESS)
+		return r;
+	icmod_t *c = instrument(hContext, hDevice, *phModule);
+	if (!c) {
+		say("a module is not instrumented (no native binary or a rewrite failure)%s%s", "", "");
+		return r;
+	}
+	pthread_mutex_lock(&lock);
+	c->id = ++next_id;
+	c->next = mods;
+	mods = c;
+	pthread_mutex_unlock(&lock);
+	*phModule = c->app;
+	return r;
+}
+
+static icmod_t *take(ze_module_handle_t h, ze_context_handle_t ctx)
+{
+	for (icmod_t *c = mods; c; c = c->next)
+		if ((h && c->app == h) || (ctx && c->ctx == ctx && c->counters))
+			return c;
+	return NULL;
+}
+
+/* The module's memory is the context's: read the counters before either goes. */
+static void retire(icmod_t *c)
+{
+	harvest(c);
+	zeMemFree(c->ctx, c->counters);
+	c->counters = NULL;
+	real_destroy(c->orig);
+}
+
+__attribute__((visibility("default"))) ze_result_t zeModuleDestroy(ze_module_handle_t hModule)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	icmod_t *c = take(hModule, NULL);
+	if (c && c->counters)
+		retire(c);
+	pthread_mutex_unlock(&lock);
+	return real_destroy(hModule);
+}
+
+__attribute__((visibility("default"))) ze_result_t zeContextDestroy(ze_context_handle_t hContext)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	for (icmod_t *c; (c = take(NULL, hContext));)
+		retire(c);
+	pthread_mutex_unlock(&lock);
+	return real_ctx_destroy(hContext);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	const uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+__attribute__((destructor)) static void report(void)
+{
+	const char *out = getenv("ZESIM_ICOUNT_OUT"), *json = getenv("ZESIM_ICOUNT_JSON");
+	FILE *o = out && *out ? fopen(out, "a") : stderr;
+	if (!o)
+		o = stderr;
+	char *jbuf = NULL;
+	size_t jlen = 0;
+	FILE *j = json && *json ? open_memstream(&jbuf, &jlen) : NULL;
+	pthread_mutex_lock(&lock);
+	if (j)
+		fprintf(j, "{\"pid\":%d,\"kernels\":[", (int)getpid());
+	int first = 1;
+	for (icmod_t *c = mods; c; c = c->next) {
+		if (c->counters)
+			harvest(c);
+		for (uint32_t ki = 0; ki < c->m.nkernels; ki++) {
+			const zm_kernel_t *k = &c->m.kernels[ki];
+			if (c->skipped[ki])
+				continue;
+			/* Executions per instruction: its block's. */
+			const uint32_t n = k->text_size / 16;
+			uint64_t total = 0;
+			/* (count, file, line) per source position */
+			uint64_t (*lines)[3] = calloc(n ? n : 1, sizeof(*lines));
+			uint32_t nl = 0;
+			for (uint32_t b = 0; b < c->nblocks; b++) {
+				const zi_block_t *bl = &c->blocks[b];
+				if (bl->kernel != ki)
+					continue;
+				for (uint32_t i = 0; i < bl->ninst; i++) {
+					const uint64_t addr = k->addr + bl->offset + i * 16u;
+					const zi_pos_t p = addr / 16 < c->npos ? c->pos[addr / 16] : (zi_pos_t){0, 0};
+					total += c->totals[b];
+					uint32_t l = 0;
+					while (l < nl && !(lines[l][1] == p.file && lines[l][2] == p.line))
+						l++;
+					if (l == nl && lines) {
+						lines[nl][1] = p.file;
+						lines[nl][2] = p.line;
+						nl++;
+					}
+					if (lines)
+						lines[l][0] += c->totals[b];
+				}
+			}
+			fprintf(o, "zesim-icount: module %d kernel %s: %llu instructions executed\n", c->id, k->name,
+				(unsigned long long)total);
+			if (lines)
+				qsort(lines, nl, sizeof(*lines), cmp_u64_desc);
+			for (uint32_t l = 0; l < nl && lines; l++) {
+				if (!lines[l][0])
+					continue;
+				if (lines[l][2] && lines[l][1] < c->nfiles)
+					fprintf(o, "  %12llu  %s:%llu\n", (unsigned long long)lines[l][0],
+						c->files[lines[l][1]], (unsigned long long)lines[l][2]);
+				else
+					fprintf(o, "  %12llu  (no line)\n", (unsigned long long)lines[l][0]);
+			}
+			if (j)
+				fprintf(j, "%s{\"module\":%d,\"name\":\"%s\",\"instructions\":%llu}", first ? "" : ",",
+					c->id, k->name, (unsigned long long)total);
+			first = 0;
+			free(lines);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	if (o != stderr)
+		fclose(o);
+	if (j) {
+		fprintf(j, "]}\n");
+		fclose(j);
+		const int fd = open(json, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			if (write(fd, jbuf, jlen) != (ssize_t)jlen)
+				fprintf(stderr, "zesim-icount: cannot write %s\n", json);
+			close(fd);
+		}
+		free(jbuf);
+	}
+}
