@@ -10,6 +10,10 @@
 
 #include <level_zero/zet_api.h>
 
+/* GRFs (r126, r127) the SPIR-V front end leaves free in every kernel of a
+ * module built with ZET_PROFILE_FLAG_REGISTER_REALLOCATION. */
+#define ZS_INSTR_RESERVED_GRFS 2u
+
 /* Reads ZET_ENABLE_PROGRAM_INSTRUMENTATION (once, at the first zeInit). */
 void zs_instr_init(void);
 

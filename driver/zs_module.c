@@ -422,6 +422,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			.spec_values = sc ? (const void *const *)sc->pConstantValues : NULL,
 			.debug_lines = build_flag(desc->pBuildFlags, "-g"),
 			.no_unroll = build_flag(desc->pBuildFlags, "-fno-unroll-loops"),
+			.reserve_grfs = profile_flags & ZET_PROFILE_FLAG_REGISTER_REALLOCATION ? ZS_INSTR_RESERVED_GRFS : 0,
 		};
 		snapshot_give(snaps, nsnaps, SPV_STAGE_SPIRV, desc->pInputModule, desc->inputSize);
 		spv_linkage_t lk;
@@ -569,7 +570,11 @@ static ze_result_t link_one(uint32_t n, ze_module_handle_t *list, uint32_t i, zs
 		goto out;
 	}
 	if (mod->nentries) {
-		const spv_compile_options_t opt = {.max_simd = mod->dev->info.max_simd, .debug_lines = mod->debug_lines};
+		const spv_compile_options_t opt = {
+			.max_simd = mod->dev->info.max_simd,
+			.debug_lines = mod->debug_lines,
+			.reserve_grfs = mod->profile_flags & ZET_PROFILE_FLAG_REGISTER_REALLOCATION ? ZS_INSTR_RESERVED_GRFS : 0,
+		};
 		uint8_t *elf = NULL;
 		size_t size = 0;
 		rc = translate(words, nwords * sizeof(uint32_t), opt, mod->snaps, mod->nsnaps, &elf, &size, err,

@@ -269,6 +269,17 @@ MUTANTS = [
          find="		if (sext(a[1], w) == ~0ull)\n			r = -a[0];",
          repl="		if (0)\n			r = -a[0];",
          tests="-R e2e_spirv_spec_ops", why="INT64_MIN / -1 in a spec constant traps the host (SIGFPE in zeModuleCreate)"),
+    # ---- tools ----------------------------------------------------------------------
+    dict(id="icount-if-in-block", file="tools/icount/zi_rewrite.c",
+         find="	case ZE_OP_JMPI: case ZE_OP_IF: case ZE_OP_ELSE:",
+         repl="	case ZE_OP_JMPI: case ZE_OP_ELSE:",
+         tests="-R 'e2e_icount_spirv_(reduce|scan|ops)$'",
+         why="zesim-icount's basic blocks run on past an `if`, whose jump skips the rest of the block"),
+    dict(id="regalloc-no-reserve", file="driver/spirv/spv_backend.c",
+         find="	const uint32_t limit = ZE_GRF_COUNT - (c->opt ? c->opt->reserve_grfs : 0);",
+         repl="	const uint32_t limit = ZE_GRF_COUNT;",
+         tests="-R '^e2e_instr$|e2e_icount_spirv_narrow$'",
+         why="-zet-profile-flags REGISTER_REALLOCATION no longer keeps r126-r127 free"),
     # ---- ISA tables ------------------------------------------------------------------
     dict(id="grf-footprint-no-vsize", file="tools/isa/ze_isa.c",
          find="		elems_dst = ze_send_vsize(inst->dw3);",

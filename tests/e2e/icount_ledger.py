@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """zesim-icount's counts against the model's ground-truth ledger.
 
-    icount_ledger.py --build BUILD [--keep DIR] -- PROGRAM ARGS...
+    icount_ledger.py --build BUILD [--keep DIR] [TRACE_LEDGER_OPTIONS] -- PROGRAM ARGS...
 
 1. trace_ledger.py --inst-json runs PROGRAM under `zesim trace` on a daemon with 1-cycle
    ledger windows (with all of its own checks) and gives, for each device operation, the
    instructions the ledger counts in its busy run — the model's own count, kernel by
-   kernel, with no instrumentation in the code;
+   kernel, with no instrumentation in the code. PROGRAM runs there under
+   `zesim-icount --no-rewrite`: its modules are built with the build flags the tool adds
+   (-g, which changes no code, and -zet-profile-flags 0x3, whose REGISTER_REALLOCATION
+   keeps r126-r127 free and so changes the code of kernels that used them), so both runs
+   execute the same kernels;
 2. PROGRAM runs again under `zesim-icount --json` (tiny preset, as in 1), which rewrites
    every kernel to count its basic blocks and reports the instructions each kernel
    executed;
@@ -36,7 +40,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--keep", help="keep the outputs in this folder")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
-    a = ap.parse_args()
+    a, trace_opts = ap.parse_known_args()  # e.g. --preset-clocks: trace_ledger.py's
     prog = a.prog[1:] if a.prog[:1] == ["--"] else a.prog
     build = pathlib.Path(a.build).resolve()
     with tempfile.TemporaryDirectory(prefix="icount-ledger.") as tmp:
@@ -46,7 +50,8 @@ def main():
         if counts_file.exists():
             counts_file.unlink()
         r = subprocess.run([sys.executable, str(HERE / "trace_ledger.py"), "--build", str(build), "--keep",
-                            str(work / "trace"), "--inst-json", str(ops_file), "--"] + prog,
+                            str(work / "trace"), "--inst-json", str(ops_file)] + trace_opts
+                           + ["--", str(build / "tools" / "zesim-icount"), "--no-rewrite", "--"] + prog,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(r.stdout, end="")
         if r.returncode:

@@ -13,7 +13,8 @@ which writes per module N: N.elf (the native binary), N.dbg.elf
    (a vector operand spans exec_size/8 registers, times the dwords per channel of a
    load's destination and a store's payload, times an atomic's payload elements; a
    scalar one register; the dispatch payload r0-r6 and the argument registers are
-   never free), not the driver's code;
+   never free), not the driver's code; and in the SPIR-V modules, built with
+   REGISTER_REALLOCATION, r126-r127 are free in every kernel;
 2. DWARF, read by binutils and LLVM: `llvm-dwarfdump --verify` finds no error;
    `readelf --debug-dump=info` and `llvm-dwarfdump` show one compile unit whose DW_AT_stmt_list is the line table, and a subprogram
    per kernel and function whose DW_AT_low_pc / DW_AT_high_pc are the symbol's value
@@ -92,7 +93,7 @@ def free_sequences(kernel):
     return ' '.join(seqs)
 
 
-def check_free(n, work):
+def check_free(n, work, realloc):
     module = zeisa.read_module(work / ('%d.elf' % n))
     got = {}
     for line in (work / ('%d.free' % n)).read_text().splitlines():
@@ -103,6 +104,10 @@ def check_free(n, work):
     total = 0
     for name, k in module.kernels.items():
         want = free_sequences(k)
+        last = [int(v) for v in want.split()[-1].split(':')] if want else [0, 0]
+        if realloc and (last[0] > 126 * 32 or sum(last) != 4096):
+            fail('module %d kernel %s: built with REGISTER_REALLOCATION, r126-r127 are not free (%r)'
+                 % (n, name, want))
         total += sum(int(s.split(':')[1]) for s in want.split()) // 32
         if got.get(name) != want:
             fail('module %d kernel %s: driver says free %r, the decoder %r' % (n, name, got.get(name), want))
@@ -196,7 +201,7 @@ def main():
             return 1
         for i, mod in enumerate(modules):
             n = i + 2  # e2e_instr numbers modules by their argv index
-            kernels, free = check_free(n, work)
+            kernels, free = check_free(n, work, mod.endswith('.spv'))
             # Modules compiled with clang -g (*_g.spv) have OpLines, hence a line table.
             rows, subs = check_dwarf(n, work, mod) if mod.endswith('_g.spv') else (0, 0)
             print('instr_check: %s: %d kernels, %d free GRFs; %d line rows, %d subprograms'

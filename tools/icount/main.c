@@ -12,7 +12,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE] -- PROGRAM [ARGS...]\n"
+	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE] [--no-rewrite] -- PROGRAM [ARGS...]\n"
 		   "\n"
 		   "Runs PROGRAM (a Level Zero program, on the simulated GPU: start it under\n"
 		   "`zesim run`, or use `./zesim icount`) with libzesim_icount.so preloaded. Every\n"
@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		   "  --out FILE    append the report to FILE instead of stderr\n"
 		   "  --json FILE   also append one JSON line per process: {\"pid\", \"kernels\":\n"
 		   "                [{\"module\", \"name\", \"instructions\"}]}\n"
+		   "  --no-rewrite  only build the modules as for counting (the same code, no counters):\n"
+		   "                the run to compare with, e.g. the model's ledger\n"
 		   "  --help        this text\n"
 		   "\n"
 		   "example: ./zesim icount -- build/tests/e2e/zesim_l0_demo build/tests/kernels/vadd.spv\n");
@@ -33,6 +35,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *json = NULL;
+	int rewrite = 1;
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -43,6 +46,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--no-rewrite")) {
+			rewrite = 0;
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			json = argv[++i];
 		} else {
@@ -75,7 +80,8 @@ int main(int argc, char **argv)
 		return 1;
 	sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("ZET_ENABLE_PROGRAM_INSTRUMENTATION", "1", 1) ||
-	    (out && setenv("ZESIM_ICOUNT_OUT", out, 1)) || (json && setenv("ZESIM_ICOUNT_JSON", json, 1))) {
+	    (out && setenv("ZESIM_ICOUNT_OUT", out, 1)) || (json && setenv("ZESIM_ICOUNT_JSON", json, 1)) ||
+	    (!rewrite && setenv("ZESIM_ICOUNT_NO_REWRITE", "1", 1))) {
 		perror("zesim-icount: setenv");
 		return 1;
 	}

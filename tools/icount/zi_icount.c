@@ -38,6 +38,7 @@ typedef struct icmod {
 	char **files;
 	uint32_t nfiles;
 	int id;
+	int alias; /* the program holds `orig` (linked by zeModuleDynamicLink): calls on it go to `app` */
 	struct icmod *next;
 } icmod_t;
 
@@ -49,6 +50,11 @@ static ze_result_t (*real_create)(ze_context_handle_t, ze_device_handle_t, const
 				  ze_module_handle_t *, ze_module_build_log_handle_t *);
 static ze_result_t (*real_destroy)(ze_module_handle_t);
 static ze_result_t (*real_ctx_destroy)(ze_context_handle_t);
+static ze_result_t (*real_native)(ze_module_handle_t, size_t *, uint8_t *);
+static ze_result_t (*real_link)(uint32_t, ze_module_handle_t *, ze_module_build_log_handle_t *);
+static ze_result_t (*real_kernel_create)(ze_module_handle_t, const ze_kernel_desc_t *, ze_kernel_handle_t *);
+static ze_result_t (*real_global)(ze_module_handle_t, const char *, size_t *, void **);
+static ze_result_t (*real_fnptr)(ze_module_handle_t, const char *, void **);
 
 static void say(const char *fmt, const char *a, const char *b)
 {
@@ -63,6 +69,11 @@ static void resolve(void)
 		real_create = (__typeof__(real_create))dlsym(RTLD_NEXT, "zeModuleCreate");
 		real_destroy = (__typeof__(real_destroy))dlsym(RTLD_NEXT, "zeModuleDestroy");
 		real_ctx_destroy = (__typeof__(real_ctx_destroy))dlsym(RTLD_NEXT, "zeContextDestroy");
+		real_native = (__typeof__(real_native))dlsym(RTLD_NEXT, "zeModuleGetNativeBinary");
+		real_link = (__typeof__(real_link))dlsym(RTLD_NEXT, "zeModuleDynamicLink");
+		real_kernel_create = (__typeof__(real_kernel_create))dlsym(RTLD_NEXT, "zeKernelCreate");
+		real_global = (__typeof__(real_global))dlsym(RTLD_NEXT, "zeModuleGetGlobalPointer");
+		real_fnptr = (__typeof__(real_fnptr))dlsym(RTLD_NEXT, "zeModuleGetFunctionPointer");
 	}
 }
 
@@ -81,7 +92,7 @@ static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsig
 {
 	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
 	ze_kernel_handle_t k;
-	if (zeKernelCreate(m, &kd, &k) != ZE_RESULT_SUCCESS)
+	if (real_kernel_create(m, &kd, &k) != ZE_RESULT_SUCCESS)
 		return -1;
 	union {
 		zet_profile_properties_t p;
@@ -108,7 +119,7 @@ static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsig
 
 static char *with_flags(const char *flags)
 {
-	static const char add[] = " -g -zet-profile-flags 0x2";
+	static const char add[] = " -g -zet-profile-flags 0x3";
 	const size_t n = flags ? strlen(flags) : 0;
 	char *s = malloc(n + sizeof(add));
 	if (s) {
@@ -122,14 +133,14 @@ static char *with_flags(const char *flags)
 static icmod_t *instrument(ze_context_handle_t ctx, ze_device_handle_t dev, ze_module_handle_t orig)
 {
 	size_t size = 0;
-	if (zeModuleGetNativeBinary(orig, &size, NULL) != ZE_RESULT_SUCCESS || !size)
-		return NULL; /* e.g. a SPIR-V module with imports, translated at zeModuleDynamicLink */
+	if (real_native(orig, &size, NULL) != ZE_RESULT_SUCCESS || !size)
+		return NULL; /* a module with imports (until linked) or without kernels */
 	icmod_t *c = calloc(1, sizeof(*c));
 	uint8_t *bin = malloc(size);
 	char err[512], path[] = "/tmp/zesim-icount.XXXXXX";
 	zm_module_t w = {0};
 	int fd = -1;
-	if (!c || !bin || zeModuleGetNativeBinary(orig, &size, bin) != ZE_RESULT_SUCCESS)
+	if (!c || !bin || real_native(orig, &size, bin) != ZE_RESULT_SUCCESS)
 		goto fail;
 	if (zm_module_read_mem(bin, size, &c->m, err, sizeof(err)) || zm_module_read_mem(bin, size, &w, err, sizeof(err)))
 		goto fail;
@@ -206,8 +217,55 @@ fail:
 	return NULL;
 }
 
-__attribute__((visibility("default"))) ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
-			   ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
+#define ZI_API __attribute__((visibility("default")))
+
+static int no_rewrite(void)
+{
+	const char *e = getenv("ZESIM_ICOUNT_NO_REWRITE");
+	return e && strcmp(e, "1") == 0;
+}
+
+/* Modules created without code (imports), with what instrument() will need at the link. */
+struct pending {
+	ze_module_handle_t m;
+	ze_context_handle_t ctx;
+	ze_device_handle_t dev;
+	struct pending *next;
+};
+static struct pending *pendings;
+
+static int link_target(ze_module_handle_t m, ze_context_handle_t *ctx, ze_device_handle_t *dev)
+{
+	pthread_mutex_lock(&lock);
+	struct pending *p = pendings;
+	while (p && p->m != m)
+		p = p->next;
+	if (p) {
+		*ctx = p->ctx;
+		*dev = p->dev;
+	}
+	pthread_mutex_unlock(&lock);
+	return p != NULL;
+}
+
+static int kernel_count(ze_module_handle_t m)
+{
+	uint32_t n = 0;
+	return zeModuleGetKernelNames(m, &n, NULL) == ZE_RESULT_SUCCESS ? (int)n : 0;
+}
+
+static void add(icmod_t *c)
+{
+	pthread_mutex_lock(&lock);
+	c->id = ++next_id;
+	c->next = mods;
+	mods = c;
+	pthread_mutex_unlock(&lock);
+}
+
+ZI_API ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+				  const ze_module_desc_t *desc, ze_module_handle_t *phModule,
+				  ze_module_build_log_handle_t *phBuildLog)
 {
 	resolve();
 	if (!desc || !phModule)
@@ -217,26 +275,45 @@ __attribute__((visibility("default"))) ze_result_t zeModuleCreate(ze_context_han
 	d.pBuildFlags = flags ? flags : desc->pBuildFlags;
 	ze_result_t r = real_create(hContext, hDevice, &d, phModule, phBuildLog);
 	free(flags);
-	if (r != ZE_RESULT_SUCCESS)
+	if (r != ZE_RESULT_SUCCESS || no_rewrite())
 		return r;
-	icmod_t *c = instrument(hContext, hDevice, *phModule);
-	if (!c) {
-		say("a module is not instrumented (no native binary or a rewrite failure)%s%s", "", "");
+	size_t size = 0;
+	if (real_native(*phModule, &size, NULL) == ZE_RESULT_SUCCESS && !size) {
+		/* Imports: instrumented at zeModuleDynamicLink; or no kernels at all. */
+		struct pending *p = malloc(sizeof(*p));
+		if (p) {
+			*p = (struct pending){*phModule, hContext, hDevice, NULL};
+			pthread_mutex_lock(&lock);
+			p->next = pendings;
+			pendings = p;
+			pthread_mutex_unlock(&lock);
+		}
 		return r;
 	}
-	pthread_mutex_lock(&lock);
-	c->id = ++next_id;
-	c->next = mods;
-	mods = c;
-	pthread_mutex_unlock(&lock);
+	icmod_t *c = instrument(hContext, hDevice, *phModule);
+	if (!c) {
+		if (kernel_count(*phModule))
+			say("a module is not instrumented (a rewrite failure)%s%s", "", "");
+		return r;
+	}
+	add(c);
 	*phModule = c->app;
 	return r;
 }
 
-static icmod_t *take(ze_module_handle_t h, ze_context_handle_t ctx)
+/* The instrumented module of a handle the program holds, or NULL. */
+static icmod_t *find(ze_module_handle_t h)
 {
 	for (icmod_t *c = mods; c; c = c->next)
-		if ((h && c->app == h) || (ctx && c->ctx == ctx && c->counters))
+		if (c->counters && (c->alias ? c->orig : c->app) == h)
+			return c;
+	return NULL;
+}
+
+static icmod_t *find_ctx(ze_context_handle_t ctx)
+{
+	for (icmod_t *c = mods; c; c = c->next)
+		if (c->counters && c->ctx == ctx)
 			return c;
 	return NULL;
 }
@@ -247,28 +324,112 @@ static void retire(icmod_t *c)
 	harvest(c);
 	zeMemFree(c->ctx, c->counters);
 	c->counters = NULL;
-	real_destroy(c->orig);
+	real_destroy(c->alias ? c->app : c->orig);
 }
 
-__attribute__((visibility("default"))) ze_result_t zeModuleDestroy(ze_module_handle_t hModule)
+ZI_API ze_result_t zeModuleDestroy(ze_module_handle_t hModule)
 {
 	resolve();
 	pthread_mutex_lock(&lock);
-	icmod_t *c = take(hModule, NULL);
-	if (c && c->counters)
+	icmod_t *c = find(hModule);
+	if (c)
 		retire(c);
+	for (struct pending **p = &pendings; *p; p = &(*p)->next)
+		if ((*p)->m == hModule) {
+			struct pending *dead = *p;
+			*p = dead->next;
+			free(dead);
+			break;
+		}
 	pthread_mutex_unlock(&lock);
 	return real_destroy(hModule);
 }
 
-__attribute__((visibility("default"))) ze_result_t zeContextDestroy(ze_context_handle_t hContext)
+ZI_API ze_result_t zeContextDestroy(ze_context_handle_t hContext)
 {
 	resolve();
 	pthread_mutex_lock(&lock);
-	for (icmod_t *c; (c = take(NULL, hContext));)
+	for (icmod_t *c; (c = find_ctx(hContext));)
 		retire(c);
 	pthread_mutex_unlock(&lock);
 	return real_ctx_destroy(hContext);
+}
+
+/* The program sees its own module's binary, not the rewritten one (so that it
+ * can load it again, compare it, ...). */
+ZI_API ze_result_t zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	icmod_t *c = find(hModule);
+	ze_module_handle_t h = c ? c->orig : hModule;
+	pthread_mutex_unlock(&lock);
+	return real_native(h, pSize, pModuleNativeBinary);
+}
+
+/* A module with imports has code only once linked: instrument it then; the
+ * program keeps its handle, and kernels, globals and function pointers come
+ * from the instrumented module. */
+ZI_API ze_result_t zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules,
+				       ze_module_build_log_handle_t *phLinkLog)
+{
+	resolve();
+	ze_result_t r = real_link(numModules, phModules, phLinkLog);
+	if (r != ZE_RESULT_SUCCESS || no_rewrite() || !phModules)
+		return r;
+	for (uint32_t i = 0; i < numModules; i++) {
+		pthread_mutex_lock(&lock);
+		int known = find(phModules[i]) != NULL;
+		for (icmod_t *c = mods; c && !known; c = c->next)
+			known = c->app == phModules[i];
+		pthread_mutex_unlock(&lock);
+		size_t size = 0;
+		if (known || real_native(phModules[i], &size, NULL) != ZE_RESULT_SUCCESS || !size)
+			continue;
+		ze_context_handle_t ctx = NULL;
+		ze_device_handle_t dev = NULL;
+		icmod_t *c = NULL;
+		if (!link_target(phModules[i], &ctx, &dev) || !(c = instrument(ctx, dev, phModules[i]))) {
+			say("a linked module is not instrumented%s%s", "", "");
+			continue;
+		}
+		c->alias = 1;
+		add(c);
+	}
+	return r;
+}
+
+ZI_API ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc,
+				  ze_kernel_handle_t *phKernel)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	icmod_t *c = find(hModule);
+	ze_module_handle_t h = c && c->alias ? c->app : hModule;
+	pthread_mutex_unlock(&lock);
+	return real_kernel_create(h, desc, phKernel);
+}
+
+ZI_API ze_result_t zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize,
+					    void **pptr)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	icmod_t *c = find(hModule);
+	ze_module_handle_t h = c && c->alias ? c->app : hModule;
+	pthread_mutex_unlock(&lock);
+	return real_global(h, pGlobalName, pSize, pptr);
+}
+
+ZI_API ze_result_t zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName,
+					      void **pfnFunction)
+{
+	resolve();
+	pthread_mutex_lock(&lock);
+	icmod_t *c = find(hModule);
+	ze_module_handle_t h = c && c->alias ? c->app : hModule;
+	pthread_mutex_unlock(&lock);
+	return real_fnptr(h, pFunctionName, pfnFunction);
 }
 
 static int cmp_u64_desc(const void *a, const void *b)
