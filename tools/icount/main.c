@@ -12,11 +12,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE] [--no-rewrite] -- PROGRAM [ARGS...]\n"
+	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE [--save-modules DIR]] [--no-rewrite] -- PROGRAM [ARGS...]\n"
 		   "\n"
 		   "Runs PROGRAM (a Level Zero program, on the simulated GPU: start it under\n"
 		   "`zesim run`, or use `./zesim icount`) with libzesim_icount.so preloaded. Every\n"
-		   "module the program creates is built with -g and -zet-profile-flags 0x2, and each\n"
+		   "module the program creates is built with -g and -zet-profile-flags 0x3 (free-register\n"
+		   "info; register reallocation keeps r126-r127 free in SPIR-V kernels), and each\n"
 		   "kernel is rewritten to count the executions of its basic blocks in two registers\n"
 		   "the kernel leaves free (zetKernelGetProfileInfo) and a counter buffer. At exit it\n"
 		   "prints, per kernel, the instructions executed and their split per source line\n"
@@ -24,7 +25,10 @@ static void usage(FILE *f)
 		   "\n"
 		   "  --out FILE    append the report to FILE instead of stderr\n"
 		   "  --json FILE   also append one JSON line per process: {\"pid\", \"kernels\":\n"
-		   "                [{\"module\", \"name\", \"instructions\"}]}\n"
+		   "                [{\"module\", \"name\", \"instructions\", \"blocks\": [[offset,\n"
+		   "                instructions, executions]...], \"lines\": [[file, line, count]...]}]}\n"
+		   "  --save-modules DIR  write each module's native binary (as the program built it)\n"
+		   "                into DIR, named in the JSON (\"module_file\")\n"
 		   "  --no-rewrite  only build the modules as for counting (the same code, no counters):\n"
 		   "                the run to compare with, e.g. the model's ledger\n"
 		   "  --help        this text\n"
@@ -34,7 +38,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *json = NULL;
+	const char *out = NULL, *json = NULL, *save = NULL;
 	int rewrite = 1;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -46,6 +50,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--save-modules") && i + 1 < argc) {
+			save = argv[++i];
 		} else if (!strcmp(argv[i], "--no-rewrite")) {
 			rewrite = 0;
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
@@ -81,7 +87,7 @@ int main(int argc, char **argv)
 	sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("ZET_ENABLE_PROGRAM_INSTRUMENTATION", "1", 1) ||
 	    (out && setenv("ZESIM_ICOUNT_OUT", out, 1)) || (json && setenv("ZESIM_ICOUNT_JSON", json, 1)) ||
-	    (!rewrite && setenv("ZESIM_ICOUNT_NO_REWRITE", "1", 1))) {
+	    (save && setenv("ZESIM_ICOUNT_SAVE", save, 1)) || (!rewrite && setenv("ZESIM_ICOUNT_NO_REWRITE", "1", 1))) {
 		perror("zesim-icount: setenv");
 		return 1;
 	}

@@ -9,7 +9,8 @@
  * (zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)).  Counters are read when the
  * program destroys the module or its context, and at exit; the report (per
  * kernel, per source line from the module's DWARF line table) goes to
- * stderr, or to $ZESIM_ICOUNT_OUT, and as JSON lines to $ZESIM_ICOUNT_JSON. */
+ * stderr, or to $ZESIM_ICOUNT_OUT, and as JSON lines to $ZESIM_ICOUNT_JSON (with each
+ * module's original binary in $ZESIM_ICOUNT_SAVE, a folder, when set). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -38,6 +39,8 @@ typedef struct icmod {
 	char **files;
 	uint32_t nfiles;
 	int id;
+	uint8_t *bin; /* the original native binary */
+	size_t bin_size;
 	int alias; /* the program holds `orig` (linked by zeModuleDynamicLink): calls on it go to `app` */
 	struct icmod *next;
 } icmod_t;
@@ -198,8 +201,9 @@ static icmod_t *instrument(ze_context_handle_t ctx, ze_device_handle_t dev, ze_m
 		goto fail;
 	c->orig = orig;
 	c->ctx = ctx;
+	c->bin = bin;
+	c->bin_size = size;
 	zm_module_free(&w);
-	free(bin);
 	return c;
 fail:
 	if (c && c->counters)
@@ -432,6 +436,20 @@ ZI_API ze_result_t zeModuleGetFunctionPointer(ze_module_handle_t hModule, const 
 	return real_fnptr(h, pFunctionName, pfnFunction);
 }
 
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 static int cmp_u64_desc(const void *a, const void *b)
 {
 	const uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
@@ -440,7 +458,8 @@ static int cmp_u64_desc(const void *a, const void *b)
 
 __attribute__((destructor)) static void report(void)
 {
-	const char *out = getenv("ZESIM_ICOUNT_OUT"), *json = getenv("ZESIM_ICOUNT_JSON");
+	const char *out = getenv("ZESIM_ICOUNT_OUT"), *json = getenv("ZESIM_ICOUNT_JSON"),
+		   *save = getenv("ZESIM_ICOUNT_SAVE");
 	FILE *o = out && *out ? fopen(out, "a") : stderr;
 	if (!o)
 		o = stderr;
@@ -497,9 +516,37 @@ __attribute__((destructor)) static void report(void)
 				else
 					fprintf(o, "  %12llu  (no line)\n", (unsigned long long)lines[l][0]);
 			}
-			if (j)
-				fprintf(j, "%s{\"module\":%d,\"name\":\"%s\",\"instructions\":%llu}", first ? "" : ",",
-					c->id, k->name, (unsigned long long)total);
+			if (j) {
+				fprintf(j, "%s{\"module\":%d,\"name\":", first ? "" : ",", c->id);
+				json_str(j, k->name);
+				fprintf(j, ",\"instructions\":%llu,\"blocks\":[", (unsigned long long)total);
+				int fb = 1;
+				for (uint32_t b = 0; b < c->nblocks; b++)
+					if (c->blocks[b].kernel == ki) {
+						fprintf(j, "%s[%u,%u,%llu]", fb ? "" : ",", c->blocks[b].offset,
+							c->blocks[b].ninst, (unsigned long long)c->totals[b]);
+						fb = 0;
+					}
+				fprintf(j, "],\"lines\":[");
+				for (uint32_t l = 0; l < nl && lines; l++) {
+					fprintf(j, "%s[", l ? "," : "");
+					json_str(j, lines[l][2] && lines[l][1] < c->nfiles ? c->files[lines[l][1]] : "");
+					fprintf(j, ",%llu,%llu]", (unsigned long long)lines[l][2], (unsigned long long)lines[l][0]);
+				}
+				fprintf(j, "]");
+				if (save && *save) {
+					char path[4096];
+					snprintf(path, sizeof(path), "%s/%d-module%d.elf", save, (int)getpid(), c->id);
+					FILE *f = fopen(path, "wb");
+					if (!f || fwrite(c->bin, 1, c->bin_size, f) != c->bin_size)
+						fprintf(stderr, "zesim-icount: cannot write %s\n", path);
+					if (f)
+						fclose(f);
+					fprintf(j, ",\"module_file\":");
+					json_str(j, path);
+				}
+				fprintf(j, "}");
+			}
 			first = 0;
 			free(lines);
 		}

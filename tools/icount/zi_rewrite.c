@@ -286,7 +286,7 @@ int zi_read_lines(const uint8_t *elf, size_t size, zi_pos_t **pos, uint32_t *npo
 #define ROW()                                                                                                         \
 	do {                                                                                                          \
 		if (have_row)                                                                                         \
-			fill(pos, npos, row_addr, addr, file0 + row_file - 1, row_line);                              \
+			fill(pos, npos, row_addr, addr, row_file ? file0 + row_file - 1 : UINT32_MAX, row_line);                              \
 		row_addr = addr, row_file = file, row_line = line, have_row = 1;                                      \
 	} while (0)
 		for (const uint8_t *q = prog; q < uend;) {
