@@ -403,36 +403,35 @@ ZI_API ze_result_t zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *
 	return r;
 }
 
-ZI_API ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc,
-				  ze_kernel_handle_t *phKernel)
+/* The module that answers for a handle of the program: the instrumented one of a linked module. */
+static ze_module_handle_t redirect(ze_module_handle_t hModule)
 {
 	resolve();
 	pthread_mutex_lock(&lock);
 	icmod_t *c = find(hModule);
 	ze_module_handle_t h = c && c->alias ? c->app : hModule;
 	pthread_mutex_unlock(&lock);
+	return h;
+}
+
+ZI_API ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc,
+				  ze_kernel_handle_t *phKernel)
+{
+	ze_module_handle_t h = redirect(hModule);
 	return real_kernel_create(h, desc, phKernel);
 }
 
 ZI_API ze_result_t zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize,
 					    void **pptr)
 {
-	resolve();
-	pthread_mutex_lock(&lock);
-	icmod_t *c = find(hModule);
-	ze_module_handle_t h = c && c->alias ? c->app : hModule;
-	pthread_mutex_unlock(&lock);
+	ze_module_handle_t h = redirect(hModule);
 	return real_global(h, pGlobalName, pSize, pptr);
 }
 
 ZI_API ze_result_t zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName,
 					      void **pfnFunction)
 {
-	resolve();
-	pthread_mutex_lock(&lock);
-	icmod_t *c = find(hModule);
-	ze_module_handle_t h = c && c->alias ? c->app : hModule;
-	pthread_mutex_unlock(&lock);
+	ze_module_handle_t h = redirect(hModule);
 	return real_fnptr(h, pFunctionName, pfnFunction);
 }
 
