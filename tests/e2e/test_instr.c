@@ -1,6 +1,6 @@
 /* Program instrumentation (driver/README.md, "Program instrumentation"):
  *
- *   e2e_instr OUTDIR MODULE...    (MODULE: a .spv built with -g, or a ZE-ISA .elf)
+ *   e2e_instr OUTDIR MODULE...    (MODULE: a .spv built with -g, or a ZE-ISA .elf; OUTDIR is made)
  *
  * With ZET_ENABLE_PROGRAM_INSTRUMENTATION=1: each module is built with
  * "-zet-profile-flags" (0x3 for SPIR-V, with -g; 0x2 for native modules);
@@ -12,6 +12,9 @@
  * ZE_MODULE_FORMAT_NATIVE, gives the same binary and the same free registers.
  * Also the flag's errors and a module built without it.  Without the
  * variable: every entry point returns ZE_RESULT_ERROR_UNINITIALIZED. */
+#include <errno.h>
+#include <sys/stat.h>
+
 #include <level_zero/zet_api.h>
 
 #include "e2e.h"
@@ -108,6 +111,7 @@ static void check_disabled(e2e_t *e, const char *path)
 int main(int argc, char **argv)
 {
 	EXPECT(argc >= 3, "usage: %s OUTDIR MODULE...", argv[0]);
+	EXPECT(mkdir(argv[1], 0700) == 0 || errno == EEXIST, "cannot make %s", argv[1]);
 	e2e_t e;
 	e2e_init(&e);
 	const char *env = getenv("ZET_ENABLE_PROGRAM_INSTRUMENTATION");
