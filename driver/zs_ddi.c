@@ -18,6 +18,7 @@
 #include "zs_driver.h"
 #include "zs_event.h"
 #include "zs_memory.h"
+#include "zs_instr.h"
 #include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_queue.h"
@@ -417,7 +418,30 @@ ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze
 	return ZE_RESULT_SUCCESS;
 }
 
-/* Tables with no implemented entry: images, samplers, the experimental ze tables, the rest of zet (debug, instrumentation)
+/* ---- tools: program instrumentation (zs_instr.c; ZE_RESULT_ERROR_UNINITIALIZED unless
+ * ZET_ENABLE_PROGRAM_INSTRUMENTATION=1 at zeInit) ---- */
+
+ze_result_t ZE_APICALL zetGetModuleProcAddrTable(ze_api_version_t version, zet_module_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnGetDebugInfo = zs_module_get_debug_info;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetKernelProcAddrTable(ze_api_version_t version, zet_kernel_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnGetProfileInfo = zs_kernel_get_profile_info;
+	return ZE_RESULT_SUCCESS;
+}
+
+/* Tables with no implemented entry: images, samplers, the experimental ze tables, zet debug
  * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
 	ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)                                              \
@@ -439,8 +463,6 @@ EMPTY_TABLE(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
 EMPTY_TABLE(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 
 EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t)
-EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t)
-EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
 EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 
 EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "zs_handle.h"
+#include "zs_instr.h"
 #include "zs_metrics.h"
 #include "zs_module.h"
 #include "zs_printf.h"
@@ -187,6 +188,7 @@ ze_result_t ZE_APICALL zs_init(ze_init_flags_t flags)
 			} else if ((init_result = zs_metrics_init(dev)) == ZE_RESULT_SUCCESS) {
 				/* The tools' metrics when ZET_ENABLE_METRICS=1 (zs_metrics.c). */
 				the_driver.device = dev;
+				zs_instr_init();
 			}
 		}
 		init_done = true;

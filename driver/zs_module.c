@@ -6,6 +6,7 @@
  * it (spirv/spv_link.c). */
 #define _GNU_SOURCE
 #include "zs_module.h"
+#include "zs_instr.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -388,6 +389,10 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		if (e->stype == ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
 			return fail(phBuildLog, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
 				    "multi-input module programs are not supported: pass one native module");
+	uint32_t profile_flags;
+	char pwhy[160];
+	if (zs_instr_profile_flags(desc->pBuildFlags, &profile_flags, pwhy, sizeof(pwhy)))
+		return fail(phBuildLog, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "%s", pwhy);
 	zs_snapshot_req_t *snaps;
 	uint32_t nsnaps;
 	ze_result_t sr = snapshot_requests(desc, &snaps, &nsnaps);
@@ -404,6 +409,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
 	mod->dev = dev;
+	mod->profile_flags = profile_flags;
 	ze_result_t r = ZE_RESULT_SUCCESS;
 	char why[1024] = "";
 	char err[768];
@@ -416,6 +422,7 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 			.spec_values = sc ? (const void *const *)sc->pConstantValues : NULL,
 			.debug_lines = build_flag(desc->pBuildFlags, "-g"),
 			.no_unroll = build_flag(desc->pBuildFlags, "-fno-unroll-loops"),
+			.reserve_grfs = profile_flags & ZET_PROFILE_FLAG_REGISTER_REALLOCATION ? ZS_INSTR_RESERVED_GRFS : 0,
 		};
 		snapshot_give(snaps, nsnaps, SPV_STAGE_SPIRV, desc->pInputModule, desc->inputSize);
 		spv_linkage_t lk;
@@ -563,7 +570,11 @@ static ze_result_t link_one(uint32_t n, ze_module_handle_t *list, uint32_t i, zs
 		goto out;
 	}
 	if (mod->nentries) {
-		const spv_compile_options_t opt = {.max_simd = mod->dev->info.max_simd, .debug_lines = mod->debug_lines};
+		const spv_compile_options_t opt = {
+			.max_simd = mod->dev->info.max_simd,
+			.debug_lines = mod->debug_lines,
+			.reserve_grfs = mod->profile_flags & ZET_PROFILE_FLAG_REGISTER_REALLOCATION ? ZS_INSTR_RESERVED_GRFS : 0,
+		};
 		uint8_t *elf = NULL;
 		size_t size = 0;
 		rc = translate(words, nwords * sizeof(uint32_t), opt, mod->snaps, mod->nsnaps, &elf, &size, err,

@@ -36,6 +36,7 @@ typedef struct zs_module {
 	char **entries;
 	uint32_t nentries;
 	int debug_lines; /* built with -g: so is the linked module */
+	uint32_t profile_flags; /* -zet-profile-flags (zs_instr.c) */
 	/* Program snapshots requested at creation for stages reached at the link
 	 * (README.md, "Program snapshots"). */
 	struct zs_snapshot_req *snaps;

@@ -2047,6 +2047,8 @@ static int allocate(spv_ctx_t *c)
 	for (uint32_t v = 0; v < nv; v++)
 		c->vr[v].reg = -1;
 	uint32_t max_reg = c->first_free_reg;
+	/* -zet-profile-flags REGISTER_REALLOCATION: the top GRFs stay free for instrumentation. */
+	const uint32_t limit = ZE_GRF_COUNT - (c->opt ? c->opt->reserve_grfs : 0);
 	for (size_t i = 0; i <= c->nout; i++) {
 		/* Definitions in order, then anything left (used, never written). */
 		uint32_t v;
@@ -2081,7 +2083,7 @@ static int allocate(spv_ctx_t *c)
 				if (ok)
 					pick = c->vr[h].reg;
 			}
-			for (uint32_t r = c->first_free_reg; pick < 0 && r + need <= ZE_GRF_COUNT; r += slot) {
+			for (uint32_t r = c->first_free_reg; pick < 0 && r + need <= limit; r += slot) {
 				int ok = 1;
 				for (uint32_t g = 0; g < need && ok; g++)
 					ok = !busy[r + g];

@@ -290,7 +290,8 @@ int spv_compile(const void *spirv, size_t size, const spv_compile_options_t *opt
 		if (r) {
 			if (c->regalloc_failed)
 				snprintf(err, errlen, "word %u: kernel \"%s\" needs more than %u registers at SIMD%u; "
-					 "spilling is not supported yet", e->word, e->name, ZE_GRF_COUNT, simd);
+					 "spilling is not supported yet", e->word, e->name,
+					 ZE_GRF_COUNT - (opt ? opt->reserve_grfs : 0), simd);
 			goto out;
 		}
 		k->name = dup_cstr(c, e->name);

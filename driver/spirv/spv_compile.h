@@ -71,6 +71,7 @@ typedef struct spv_compile_options {
 	const void *const *spec_values;
 	int debug_lines;                 /* -g: a DWARF line table from the module's OpLine */
 	int no_unroll;                   /* -fno-unroll-loops: loops stay as written */
+	uint32_t reserve_grfs;           /* GRFs at the top the allocator leaves free (-zet-profile-flags 0x1) */
 	spv_snapshot_t *snapshot;        /* NULL, or an IR stage to capture */
 } spv_compile_options_t;
 

@@ -181,6 +181,13 @@ static inline int32_t ze_jump_offset(const ze_inst_t *inst) { return (int32_t)in
 /* Whether the instruction's operands include a jump target. */
 int ze_inst_has_jump(const ze_inst_t *inst);
 
+/* Mark in used[] every GRF the instruction reads or writes: a vector
+ * operand spans esize/8 registers (one at SIMD1 and SIMD8), times the vector
+ * size for a load's destination and a store's payload, times the payload
+ * elements for an atomic's payload (0 for inc/dec); a scalar is one register
+ * (docs/isa.md §2, §4).  Flags and ARFs are not GRFs. */
+void ze_inst_grf_footprint(const ze_inst_t *inst, uint8_t used[ZE_GRF_COUNT]);
+
 /* Format one valid instruction in canonical assembly.  label_of returns the
  * label name for a jump target (byte offset relative to the section), or
  * NULL when it has none.  Returns the length written (like snprintf). */

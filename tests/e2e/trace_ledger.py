@@ -60,10 +60,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def busy_runs(ledger, out):
+def busy_runs(ledger, out, inst=False):
     """Maximal runs [first, last] of cycles with gpu_busy, from a ledger of 1-cycle windows,
-    appended to `out`; a problem is appended as a string."""
+    appended to `out`; a problem is appended as a string. With `inst`, a run is
+    [first, last, instructions]: the instructions the EUs executed in it (the sum of `inst`)."""
     pat = re.compile(r'"start":(\d+),"end":(\d+),"gpu_busy":(\d+),')
+    inst_pat = re.compile(r'"inst":\{([^}]*)\}')
     cur = None
     with open(ledger) as f:
         for line in f:
@@ -79,8 +81,10 @@ def busy_runs(ledger, out):
                 if cur and cur[1] == start - 1:
                     cur[1] = start
                 else:
-                    cur = [start, start]
+                    cur = [start, start] + ([0] if inst else [])
                     out.append(cur)
+                if inst:
+                    cur[2] += sum(int(v.split(":")[1]) for v in inst_pat.search(line).group(1).split(","))
 
 
 def device_work(doc, config):
@@ -172,6 +176,8 @@ def main():
     ap.add_argument("--preset-clocks", action="store_true", help="keep the preset's timestamp clock")
     ap.add_argument("--host-rendezvous", action="store_true",
                     help="the program has host-memory operations: ends may follow host rendezvous")
+    ap.add_argument("--inst-json", help="write each device operation's name, API and the instructions the "
+                    "ledger counts in its busy run (JSON) to this file")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     prog = a.prog[1:] if a.prog[:1] == ["--"] else a.prog
@@ -193,7 +199,7 @@ def main():
             p.unlink()
     os.mkfifo(ledger)
     runs = []
-    reader = threading.Thread(target=busy_runs, args=(ledger, runs), daemon=True)
+    reader = threading.Thread(target=busy_runs, args=(ledger, runs, bool(a.inst_json)), daemon=True)
     reader.start()
     daemon = subprocess.Popen([str(build / "sim" / "zesim-gpu"), "--config", str(cfg), "--socket", str(sock),
                                "--ledger", str(ledger)], stderr=open(work / "daemon.log", "w"),
@@ -237,6 +243,10 @@ def main():
              + "\n  ".join(errs[:20]))
     if calls == 0:
         fail("no API call in the trace")
+    if a.inst_json:
+        by_start = {r[0]: r for r in runs}
+        ops = [{"name": name, "api": api, "instructions": by_start[s][2]} for s, e, name, api in dw if s in by_start]
+        pathlib.Path(a.inst_json).write_text(json.dumps(ops))
     check_summary((work / "program.log").read_text(), doc)
     print(f"trace_ledger: ok: {calls} API calls (every B with its E), {len(dw)} device operations, "
           f"{walkers} with walkers = the ledger's {len(runs)} busy runs, each start and end exact")

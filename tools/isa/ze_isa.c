@@ -218,6 +218,34 @@ int ze_inst_has_jump(const ze_inst_t *inst)
 	return l && strchr(l, 'j') != NULL && inst->opcode != ZE_OP_SEND;
 }
 
+/* GRFs [lo, lo + n) of one operand that spans `regs` registers when it is a
+ * vector (a scalar is one register); wraps at r127 as the hardware does. */
+static void mark_grfs(const ze_operand_t *o, unsigned regs, uint8_t used[ZE_GRF_COUNT])
+{
+	if (o->kind == ZE_OPND_GRFS)
+		used[o->reg & (ZE_GRF_COUNT - 1)] = 1;
+	else if (o->kind == ZE_OPND_GRFV)
+		for (unsigned i = 0; i < regs; i++)
+			used[(o->reg + i) & (ZE_GRF_COUNT - 1)] = 1;
+}
+
+void ze_inst_grf_footprint(const ze_inst_t *inst, uint8_t used[ZE_GRF_COUNT])
+{
+	const unsigned span = inst->esize > 8 ? inst->esize / 8u : 1u;
+	unsigned elems_dst = 1, elems_p = 1;
+	if (inst->opcode == ZE_OP_SEND) {
+		const unsigned msg = ze_send_msg(inst->dw3);
+		elems_dst = ze_send_vsize(inst->dw3);
+		if (msg == ZE_MSG_ATOMIC || msg == ZE_MSG_SLM_ATOMIC)
+			elems_p = (unsigned)ze_atomic_payload_elements(ze_send_atomic(inst->dw3));
+		else
+			elems_p = elems_dst;
+	}
+	mark_grfs(&inst->dst, span * elems_dst, used);
+	for (int i = 0; i < 3; i++)
+		mark_grfs(&inst->src[i], span * (i == 1 ? elems_p : 1u), used);
+}
+
 static unsigned esize_code(unsigned esize)
 {
 	return esize == 1 ? 0u : esize == 8 ? 1u : esize == 16 ? 2u : 3u;

@@ -280,6 +280,80 @@ static void build_debug_line(buf_t *b, const zm_module_t *m)
 	}
 }
 
+/* .debug_abbrev and .debug_info (DWARF 4): one compile unit over the whole
+ * instruction heap, pointing at the line table, with a subprogram per kernel
+ * (external) and per function (.func), at their heap addresses. */
+enum {
+	DW_TAG_compile_unit = 0x11,
+	DW_TAG_subprogram = 0x2e,
+	DW_AT_name = 0x03,
+	DW_AT_stmt_list = 0x10,
+	DW_AT_low_pc = 0x11,
+	DW_AT_high_pc = 0x12,
+	DW_AT_producer = 0x25,
+	DW_AT_external = 0x3f,
+	DW_FORM_addr = 0x01,
+	DW_FORM_data4 = 0x06,
+	DW_FORM_string = 0x08,
+	DW_FORM_sec_offset = 0x17,
+	DW_FORM_flag_present = 0x19,
+};
+
+static void build_debug_abbrev(buf_t *b)
+{
+	static const uint8_t abbrev[] = {
+		1, DW_TAG_compile_unit, 1, /* has children */
+		DW_AT_producer, DW_FORM_string, DW_AT_name, DW_FORM_string, DW_AT_stmt_list, DW_FORM_sec_offset,
+		DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data4, 0, 0,
+		2, DW_TAG_subprogram, 0, /* a kernel */
+		DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data4,
+		DW_AT_external, DW_FORM_flag_present, 0, 0,
+		3, DW_TAG_subprogram, 0, /* a function of a kernel's section */
+		DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data4, 0, 0,
+		0,
+	};
+	buf_put(b, abbrev, sizeof(abbrev));
+}
+
+static void build_debug_info(buf_t *b, const zm_module_t *m)
+{
+	size_t start = b->n;
+	buf_u32(b, 0); /* unit_length, patched below */
+	buf_u16(b, 4);
+	buf_u32(b, 0); /* debug_abbrev_offset */
+	buf_u8(b, 8);  /* address_size */
+	uint64_t end = 0;
+	for (uint32_t i = 0; i < m->nkernels; i++)
+		if (m->kernels[i].addr + m->kernels[i].text_size > end)
+			end = m->kernels[i].addr + m->kernels[i].text_size;
+	buf_uleb(b, 1);
+	buf_str(b, "zesim ZE-ISA module");
+	buf_str(b, m->nfiles ? m->files[0] : "");
+	buf_u32(b, 0); /* stmt_list: the only line table */
+	buf_u64(b, 0);
+	buf_u32(b, (uint32_t)end);
+	for (uint32_t i = 0; i < m->nkernels; i++) {
+		const zm_kernel_t *k = &m->kernels[i];
+		uint32_t entry_size = k->text_size;
+		for (uint32_t f = 0; f < k->nfuncs; f++)
+			if (k->funcs[f].offset < entry_size)
+				entry_size = k->funcs[f].offset;
+		buf_uleb(b, 2);
+		buf_str(b, k->name);
+		buf_u64(b, k->addr);
+		buf_u32(b, entry_size);
+		for (uint32_t f = 0; f < k->nfuncs; f++) {
+			buf_uleb(b, 3);
+			buf_str(b, k->funcs[f].name);
+			buf_u64(b, k->addr + k->funcs[f].offset);
+			buf_u32(b, k->funcs[f].size);
+		}
+	}
+	buf_u8(b, 0); /* end of the unit's children */
+	if (!b->oom)
+		set32(b->p + start, (uint32_t)(b->n - start - 4));
+}
+
 struct writer {
 	Elf *elf;
 	buf_t shstr;
@@ -364,7 +438,7 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 
 	int rc = -1;
 	struct writer w = {0};
-	buf_t note = {0}, syms = {0}, strtab = {0}, dline = {0}, pf = {0};
+	buf_t note = {0}, syms = {0}, strtab = {0}, dline = {0}, pf = {0}, dinfo = {0}, dabbrev = {0};
 	w.elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!w.elf)
 		goto out_elf;
@@ -472,14 +546,18 @@ int zm_module_write(zm_module_t *m, const char *path, char *err, size_t len)
 
 	if (m->has_debug_line) {
 		build_debug_line(&dline, m);
+		build_debug_abbrev(&dabbrev);
+		build_debug_info(&dinfo, m);
 		if (!add_section(&w, ".debug_line", SHT_PROGBITS, 0, dline.p, dline.n, 1,
-				 ELF_T_BYTE))
+				 ELF_T_BYTE) ||
+		    !add_section(&w, ".debug_abbrev", SHT_PROGBITS, 0, dabbrev.p, dabbrev.n, 1, ELF_T_BYTE) ||
+		    !add_section(&w, ".debug_info", SHT_PROGBITS, 0, dinfo.p, dinfo.n, 1, ELF_T_BYTE))
 			goto out_elf;
 	}
 	/* .shstrtab names itself: append its name before handing over the buffer. */
 	uint32_t shstr_name = (uint32_t)w.shstr.n;
 	buf_str(&w.shstr, ".shstrtab");
-	if (w.shstr.oom || note.oom || syms.oom || strtab.oom || dline.oom || pf.oom) {
+	if (w.shstr.oom || note.oom || syms.oom || strtab.oom || dline.oom || pf.oom || dinfo.oom || dabbrev.oom) {
 		fail(err, len, "out of memory");
 		goto out;
 	}
@@ -521,6 +599,8 @@ out:
 	free(syms.p);
 	free(strtab.p);
 	free(dline.p);
+	free(dinfo.p);
+	free(dabbrev.p);
 	free(pf.p);
 	return rc;
 }
