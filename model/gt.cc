@@ -551,6 +551,7 @@ struct Gt::Impl {
         std::memcpy(s.dbg0, st.dbg0, sizeof(s.dbg0));
         s.tm0[0] = uint32_t(st.cycle);
         s.tm0[1] = uint32_t(st.cycle >> 32);
+        s.fault_va = !resume && (st.cr0[1] >> ZE_EXC_PAGE_FAULT & 1) ? t.pf.va : 0;
         s.cf_depth = uint32_t(st.ncf);
         s.ret_depth = uint32_t(st.nret);
         gt.ledger_.debug_snapshot(s);
@@ -572,8 +573,10 @@ struct Gt::Impl {
         w(ZESIM_SSA_CE_OFFSET, st.ce);
         w(ZESIM_SSA_SP_OFFSET, uint32_t(st.ncf));
         w(ZESIM_SSA_SP_OFFSET + 4, uint32_t(st.nret));
-        w(ZESIM_SSA_SP_OFFSET + 8, 0);
-        w(ZESIM_SSA_SP_OFFSET + 12, 0);
+        // A page fault's whole address (cr0.3 has its low 32 bits), else 0.
+        const uint64_t fva = st.cr0[1] >> ZE_EXC_PAGE_FAULT & 1 ? t.pf.va : 0;
+        w(ZESIM_SSA_SP_OFFSET + 8, uint32_t(fva));
+        w(ZESIM_SSA_SP_OFFSET + 12, uint32_t(fva >> 32));
         // Hardware-private: the control-flow stack (12 bytes an entry), the return stack.
         for (int i = 0; i < kCfDepth; i++) {
             w(ZESIM_SSA_HW_OFFSET + 12 * i, st.cf[i].loop);

@@ -311,7 +311,8 @@ std::string DebugSnapshot::json() const
     put_array(o, "acc1", acc[1], 8);
     put_array(o, "dbg0", dbg0, 2);
     put_array(o, "tm0", tm0, 2);
-    o += ",\"cf_depth\":" + std::to_string(cf_depth) + ",\"ret_depth\":" + std::to_string(ret_depth) + "}";
+    o += ",\"cf_depth\":" + std::to_string(cf_depth) + ",\"ret_depth\":" + std::to_string(ret_depth) +
+         ",\"fault_va\":" + std::to_string(fault_va) + "}";
     return o;
 }
 
