@@ -970,7 +970,7 @@ uint64_t Gt::run(uint64_t max_cycles)
                     uint64_t after = now_ + 1;
                     bool sipret = false;
                     const uint32_t tid = gidx * 8 + slot;
-                    if (debug_ && !t.st.in_sip && debug_->any_request() &&
+                    if (debug_req_ && !t.st.in_sip &&
                         (debug_->halt_request(tid) || debug_->exc_request(tid))) {
                         // A halt or exception request, answered at this instruction boundary
                         // (docs/debug.md section 2.3): into the SIP, or without one straight
