@@ -217,13 +217,20 @@ LONG_KERNEL = """.kernel long
 
 
 def test_halt_all(run):
+    # 1x2x2x4: 4 EUs x 4 threads; xe-lp: 96 EUs x 7 threads (tids up to 767).  One-thread
+    # groups, as many as threads: all resident when the halt-all comes.
+    return halt_all(run, "1x2x2x4", 4, 4, 5000) + halt_all(run, "1x6x16x7", 96, 7, 8000)
+
+
+def halt_all(run, topology, eus, threads, at):
     probs = []
-    # 1x2x2x4: 4 EUs x 4 threads; 16 one-thread groups are all resident.
-    res = run.run(LONG_KERNEL, "long", [16, 1, 1], [8, 1, 1], struct.pack("<Q", OUT_VA).hex(),
-                  {"mmio_at": [{"at": 5000, "register": REGS["DBG_ALL"], "value": 1}]})
+    n = eus * threads
+    res = run.run(LONG_KERNEL, "long", [n, 1, 1], [8, 1, 1], struct.pack("<Q", OUT_VA).hex(),
+                  {"mmio_at": [{"at": at, "register": REGS["DBG_ALL"], "value": 1}]}, out_size=max(4096, 32 * n),
+                  topology=topology)
     d = res["debug"]
     tids = sorted(s["tid"] for s in d["stops"])
-    want = sorted(eu * 8 + t for eu in range(4) for t in range(4))
+    want = sorted(eu * 8 + t for eu in range(eus) for t in range(threads))
     expect(tids == want, f"halt-all: stopped threads {tids}, expected each of {want} once", probs)
     expect(all(s["dbg_reason"] & 7 == 3 for s in d["stops"]), "halt-all: a reason is not 3 (halt)", probs)
     stops = [s for s in d["snapshots"] if s["kind"] == "stop"]
@@ -232,10 +239,10 @@ def test_halt_all(run):
         snap = next((s for s in stops if s["tid"] == stop["tid"]), None)
         if snap:
             probs += [f"halt-all tid {stop['tid']}: {p}" for p in slot_vs_snapshot(decode_slot(stop["slot"]), snap)]
-    expect(d["stopped"] == 16 and d["attn_count"] == 0, f"halt-all: DBG_STOPPED {d['stopped']} attn {d['attn_count']}",
+    expect(d["stopped"] == n and d["attn_count"] == 0, f"halt-all: DBG_STOPPED {d['stopped']} attn {d['attn_count']}",
            probs)
-    expect(out_words(res, 128) == [(3000 * g) & 0xffffffff for g in range(128)], "halt-all: wrong result", probs)
-    return probs
+    expect(out_words(res, 8 * n) == [(3000 * g) & 0xffffffff for g in range(8 * n)], "halt-all: wrong result", probs)
+    return [f"{topology}: {p}" for p in probs]
 
 
 PF_KERNEL = """.kernel pf
@@ -359,7 +366,7 @@ def random_runs(run, count, first):
                           {"at": at, "register": REGS["DBG_HALT" if rng.random() < 0.5 else "DBG_EXC"],
                            "value": rng.getrandbits(32)}]
             else:
-                timed.append({"at": at, "register": REGS["DBG_ALL"], "value": rng.choice((2, 8, 10))})
+                timed.append({"at": at, "register": REGS["DBG_ALL"], "value": rng.choice((2, 4, 5, 8, 10, 12))})
         src_path, mod2, stim, cfg = run.tmp / "r.zeasm", run.tmp / "r.elf", run.tmp / "r.json", run.tmp / "rc.json"
         src_path.write_text(src)
         r = zetools.assemble(run.asm, src_path, mod2)
