@@ -286,7 +286,8 @@ std::string DebugSnapshot::json() const
     std::string o = "{\"seq\":" + std::to_string(seq) + ",\"kind\":\"" + (resume ? "resume" : "stop") +
                     "\",\"tid\":" + std::to_string(tid) + ",\"eu\":" + std::to_string(eu) +
                     ",\"slot\":" + std::to_string(slot) + ",\"slice\":" + std::to_string(slice) +
-                    ",\"subslice\":" + std::to_string(subslice) + ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
+                    ",\"subslice\":" + std::to_string(subslice) +
+                    ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
                     ",\"slot_index\":" + std::to_string(slot_index) + ",\"reason\":" + std::to_string(reason) +
                     ",\"slot_va\":" + std::to_string(slot_va) + ",\"kernel_va\":" + std::to_string(kernel_va) +
                     ",\"cycle\":" + std::to_string(cycle) + ",\"ip\":" + std::to_string(ip);

@@ -353,7 +353,8 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
             slots = ZS_FIELD_GET(topo, GT_TOPOLOGY, SLICES) * ZS_FIELD_GET(topo, GT_TOPOLOGY, SUBSLICES) *
                     ZS_FIELD_GET(topo, GT_TOPOLOGY, EUS) * ZS_FIELD_GET(topo, GT_TOPOLOGY, THREADS);
             if (!(zs_hw_mmio_read(hw, ZS_REG_GT_UNITS) & ZS_FIELD_MASK(GT_UNITS, DEBUG)))
-                throw std::runtime_error("debug: the device has no EU debug unit (debug_block off, or a topology past 1024 threads)");
+                throw std::runtime_error(
+                    "debug: the device has no EU debug unit (debug_block off, or a topology past 1024 threads)");
             kmd.map(kSipVa, (zs_sip_size + kPage - 1) & ~(kPage - 1), false);
             kmd.write(kSipVa, zs_sip_bin, zs_sip_size);
             const uint64_t ssa_bytes = uint64_t(slots) * kSlotSize;
