@@ -17,6 +17,8 @@
 
 #include <level_zero/ze_api.h>
 
+#include "bench_stats.h"
+
 #define CALL(x)                                                                                                       \
 	do {                                                                                                          \
 		ze_result_t r_ = (x);                                                                                 \
@@ -25,25 +27,6 @@
 			exit(1);                                                                                      \
 		}                                                                                                     \
 	} while (0)
-
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
 
 static ze_context_handle_t ctx;
 static ze_device_handle_t dev;
@@ -62,6 +45,13 @@ static void *alloc(int shared)
 	else
 		CALL(zeMemAllocDevice(ctx, &dd, elems * sizeof(float), 64, dev, &p));
 	return p;
+}
+
+static void free3(void *a, void *b, void *c)
+{
+	CALL(zeMemFree(ctx, a));
+	CALL(zeMemFree(ctx, b));
+	CALL(zeMemFree(ctx, c));
 }
 
 static void run_list(void)
@@ -160,22 +150,20 @@ int main(int argc, char **argv)
 	 * the first binding of a page-table level) is not what a loop repeats. */
 	for (int r = -1; r < rounds; r++) {
 		const int round = r < 0 ? 0 : r;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		inputs(pa, pb, round);
 		append_vadd(pa, pb, pc);
 		run_list();
 		check(pc, round, "plain");
-		double t1 = now_us();
+		double t1 = bench_now_us();
 
 		float *a = alloc(1), *b = alloc(1), *c = alloc(1);
 		inputs(a, b, round);
 		append_vadd(a, b, c);
 		run_list();
 		check(c, round, "alloc");
-		CALL(zeMemFree(ctx, a));
-		CALL(zeMemFree(ctx, b));
-		CALL(zeMemFree(ctx, c));
-		double t2 = now_us();
+		free3(a, b, c);
+		double t2 = bench_now_us();
 
 		a = alloc(0), b = alloc(0), c = alloc(0);
 		inputs(ha, hb, round);
@@ -188,17 +176,15 @@ int main(int argc, char **argv)
 		CALL(zeCommandListAppendMemoryCopy(list, hc, c, bytes, NULL, 0, NULL));
 		run_list();
 		check(hc, round, "test");
-		CALL(zeMemFree(ctx, a));
-		CALL(zeMemFree(ctx, b));
-		CALL(zeMemFree(ctx, c));
-		double t3 = now_us();
+		free3(a, b, c);
+		double t3 = bench_now_us();
 
 		CALL(zeCommandListAppendMemoryCopy(list, da, ha, bytes, NULL, 0, NULL));
 		run_list();
-		double t4 = now_us();
+		double t4 = bench_now_us();
 		CALL(zeCommandListAppendMemoryCopy(list, db, da, bytes, NULL, 0, NULL));
 		run_list();
-		double t5 = now_us();
+		double t5 = bench_now_us();
 		if (r >= 0) {
 			t[PLAIN][r] = t1 - t0;
 			t[ALLOC][r] = t2 - t1;
@@ -218,7 +204,7 @@ int main(int argc, char **argv)
 	}
 	double m[KINDS];
 	for (int k = 0; k < KINDS; k++)
-		m[k] = median(t[k], rounds);
+		m[k] = bench_median(t[k], rounds);
 	printf("alloc_loop: vadd of %u floats (%zu KiB per buffer), medians of %d rounds, host time\n", elems,
 	       bytes / 1024, rounds);
 	printf("  plain launch round                                %9.1f us\n", m[PLAIN]);
