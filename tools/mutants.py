@@ -48,6 +48,10 @@ MUTANTS = [
          repl="                cfg.mem.dram_latency = val.get<uint32_t>();",
          tests="-R model_timing_checks", why="the config key l3_latency sets the DRAM latency"),
     # ---- RTL and its twin ------------------------------------------------------------
+    dict(id="harness-attach-once", file="model/rtl_harness.cc",
+         find="    if (!fst_) {\n        fst_ = std::make_unique<VerilatedFstC>();\n        if (attach_)",
+         repl="    const bool first = !fst_;\n    {\n        fst_ = std::make_unique<VerilatedFstC>();\n        if (attach_ && first)",
+         tests="-R rtl_waves_reopen", why="a reopened waveform gets a new writer the model never feeds (empty file)"),
     dict(id="irq-clear-wins", file="rtl/irq/zs_irq.sv",
          find="status_q <= (status_q & ~clear) | src;",
          repl="status_q <= (status_q | src) & ~clear;",
