@@ -23,24 +23,7 @@
 #include "zs/gpu_cmds.h"
 #include "zs/ze_module.h"
 
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
+#include "bench_stats.h"
 
 static void die(const char *what)
 {
@@ -99,18 +82,18 @@ int main(int argc, char **argv)
 	double *bare = calloc((size_t)n, sizeof(double)), *shim = calloc((size_t)n, sizeof(double));
 	uint32_t hello[3] = {ZESIM_WIRE_MAGIC, ZESIM_WIRE_HELLO, 0}, reply[64];
 	for (int i = 0; i < n; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (send(s, hello, sizeof(hello), 0) != sizeof(hello))
 			die("send");
 		uint32_t h[3];
 		if (recv(s, h, sizeof(h), MSG_WAITALL) != sizeof(h) || h[2] > sizeof(reply) ||
 		    recv(s, reply, h[2], MSG_WAITALL) != (ssize_t)h[2])
 			die("recv");
-		double t1 = now_us();
+		double t1 = bench_now_us();
 		struct drm_zesim_gem_mmap_offset mo = {.handle = fence};
 		if (ioctl(drm, DRM_IOCTL_ZESIM_GEM_MMAP_OFFSET, &mo))
 			die("GEM_MMAP_OFFSET");
-		double t2 = now_us();
+		double t2 = bench_now_us();
 		bare[i] = t1 - t0;
 		shim[i] = t2 - t1;
 	}
@@ -138,7 +121,7 @@ int main(int argc, char **argv)
 	const int kernels = n / 4 > 0 ? n / 4 : 1;
 	double *kern = calloc((size_t)kernels, sizeof(double));
 	for (int i = 1; i <= kernels; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		struct drm_zesim_sync sync = {.type = ZESIM_SYNC_TYPE_USER_FENCE, .flags = ZESIM_SYNC_FLAG_SIGNAL,
 					      .addr = 0x100000, .timeline_value = (uint64_t)i};
 		struct drm_zesim_exec ex = {.exec_queue_id = qc.exec_queue_id, .num_syncs = 1,
@@ -150,9 +133,9 @@ int main(int argc, char **argv)
 						      .exec_queue_id = qc.exec_queue_id};
 		if (ioctl(drm, DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &w))
 			die("WAIT_USER_FENCE");
-		kern[i - 1] = now_us() - t0;
+		kern[i - 1] = bench_now_us() - t0;
 	}
-	const double mb = median(bare, n), ms = median(shim, n), mk = median(kern, kernels);
+	const double mb = bench_median(bare, n), ms = bench_median(shim, n), mk = bench_median(kern, kernels);
 	printf("api_latency (%d round trips, %d empty kernels; host time, medians)\n", n, kernels);
 	printf("  bare unix-socket round trip   %8.2f us\n", mb);
 	printf("  ioctl through the shim        %8.2f us   ratio %.2fx (goal <= 1.5x)\n", ms, ms / mb);

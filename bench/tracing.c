@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 #define BATCH 200
 
 static const char *const modes[] = {"none", "disabled", "enabled", "enabled-0"};
@@ -40,25 +42,6 @@ static void check(ze_result_t r, const char *what)
 	}
 }
 #define CHECK(call) check((call), #call)
-
-static double now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
 
 static void ZE_APICALL empty_cb(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *user,
 				void **inst)
@@ -136,15 +119,15 @@ static int child(int mode, const char *elf, int batches)
 	const ze_group_count_t groups = {count / 64, 1, 1};
 	double *per_call = malloc((size_t)batches * sizeof(double));
 	for (int b = -2; b < batches; b++) { /* two warm-up batches */
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (int i = 0; i < BATCH; i++)
 			CHECK(zeCommandListAppendLaunchKernel(list, k, &groups, NULL, 0, NULL));
-		double t1 = now_ns();
+		double t1 = bench_now_ns();
 		CHECK(zeCommandListReset(list));
 		if (b >= 0)
 			per_call[b] = (t1 - t0) / BATCH;
 	}
-	printf("%.2f\n", median(per_call, batches));
+	printf("%.2f\n", bench_median(per_call, batches));
 
 	if (tracer) {
 		CHECK(zetTracerExpSetEnabled(tracer, 0));
@@ -222,7 +205,7 @@ int main(int argc, char **argv)
 			fig[m][r] = run_child("/proc/self/exe", m, argv[1], batches);
 	double med[NMODES];
 	for (int m = 0; m < NMODES; m++)
-		med[m] = median(fig[m], rounds);
+		med[m] = bench_median(fig[m], rounds);
 	printf("zeCommandListAppendLaunchKernel, host ns per call (median of %d rounds x %s batches of %d):\n", rounds,
 	       batches, BATCH);
 	printf("  %-10s %9s %7s\n", "tracer", "ns/call", "ratio");

@@ -208,6 +208,7 @@ ze_result_t ZE_APICALL zs_event_host_signal(ze_event_handle_t hEvent)
 {
 	ZS_CHECK_HANDLE(hEvent, ZS_T_EVENT);
 	__atomic_store_n((uint64_t *)(EVENT(hEvent)->mem + ZS_EVENT_STATE), ZS_EVENT_SIGNALED, __ATOMIC_RELEASE);
+	zs_os_wake(EVENT(hEvent)->mem + ZS_EVENT_STATE); /* a SEMAPHORE_WAIT may wait for it */
 	return ZE_RESULT_SUCCESS;
 }
 

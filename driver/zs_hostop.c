@@ -8,16 +8,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "zs_queue.h"
 
 /* How long one wait for a rendezvous lasts before the worker looks at its
  * stop flag again. */
 #define WAIT_NS 100000000ull
-/* Before that, the slot is watched in memory: POLL_STEPS sleeps of POLL_NS. */
-#define POLL_STEPS 40
-#define POLL_NS 50000
+/* Before that, the worker sleeps on the slot itself for up to WATCH_NS: the device
+ * wakes it when its STORE_DATA reaches the slot (zs_os_sleep). */
+#define WATCH_NS 2000000ull
 
 typedef struct zs_hostq {
 	pthread_t thread;
@@ -54,15 +53,11 @@ static void *worker(void *arg)
 		const zs_hostop_t op = h->ops[h->head];
 		const bool stopping = h->stop;
 		pthread_mutex_unlock(&h->lock);
-		/* First watch the slot for a while without the device connection
+		/* First sleep on the slot for a while without the device connection
 		 * (the application's own waits hold it in slices); then wait in the
 		 * KMD on the queue's own exec queue: a banned queue ends the wait
 		 * (EIO), and nothing after the rendezvous will run. */
-		for (unsigned i = 0; i < POLL_STEPS && (__atomic_load_n(op.slot, __ATOMIC_ACQUIRE) & 0xffffffffu) !=
-								ZS_HOSTOP_REACHED; i++) {
-			struct timespec ts = {0, POLL_NS};
-			nanosleep(&ts, NULL);
-		}
+		zs_os_sleep(op.slot, ZS_HOSTOP_REACHED, WATCH_NS);
 		int rc = zs_os_wait(&q->dev->os, q->exec_id, op.slot, ZESIM_UFENCE_OP_EQ, ZS_HOSTOP_REACHED,
 				    0xffffffffull, WAIT_NS);
 		pthread_mutex_lock(&h->lock);
@@ -72,6 +67,7 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&h->lock);
 			zs_hostop_run(&op);
 			__atomic_store_n(op.slot, ZS_HOSTOP_RELEASED, __ATOMIC_RELEASE);
+			zs_os_wake(op.slot); /* the engine waits for it in SEMAPHORE_WAIT */
 			pthread_mutex_lock(&h->lock);
 			h->head++;
 		} else {

@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +22,14 @@
 #define VA_LIMIT (1ull << 47) /* the KMD's VM covers 47 bits */
 #define WAIT_SLICE_NS 10000000ull
 
-static int xioctl(zs_os_t *os, unsigned long cmd, void *arg)
+/* Allocation reuse (zs_os.h): objects up to CACHE_OBJ_MAX, CACHE_BYTES_MAX in all. */
+#define CACHE_OBJ_MAX (4ull << 20)
+#define CACHE_BYTES_MAX (32ull << 20)
+#define CLEAR_MAX (64ull << 10) /* cleared with memset up to this size */
+#define NCACHE (sizeof(((zs_os_t *)0)->cache) / sizeof(((zs_os_t *)0)->cache[0]))
+#define NPENDING (sizeof(((zs_os_t *)0)->pending) / sizeof(((zs_os_t *)0)->pending[0]))
+
+static int raw_ioctl(zs_os_t *os, unsigned long cmd, void *arg)
 {
 	atomic_fetch_add(&os->queued, 1);
 	int rc;
@@ -31,10 +41,73 @@ static int xioctl(zs_os_t *os, unsigned long cmd, void *arg)
 	return rc == -1 ? -err : 0;
 }
 
+/* Sends the deferred binds as one VM_BIND (the caller holds bind_lock).  When that
+ * fails (an unbind and a bind that cannot go together, page tables out of memory),
+ * one by one: what can be applied is, the first error is kept for the next exec. */
+static void flush_locked(zs_os_t *os)
+{
+	const uint32_t n = os->npending;
+	if (n) {
+		struct drm_zesim_vm_bind b = {.vm_id = os->vm_id, .num_binds = n};
+		if (n == 1)
+			b.bind = os->pending[0];
+		else
+			b.vector_of_binds = (uintptr_t)os->pending;
+		if (raw_ioctl(os, DRM_IOCTL_ZESIM_VM_BIND, &b)) {
+			for (uint32_t i = 0; i < n; i++) {
+				struct drm_zesim_vm_bind one = {.vm_id = os->vm_id, .num_binds = 1, .bind = os->pending[i]};
+				const int rc = raw_ioctl(os, DRM_IOCTL_ZESIM_VM_BIND, &one);
+				if (rc && !os->bind_error)
+					os->bind_error = rc;
+			}
+		}
+		os->npending = 0;
+	}
+	atomic_store(&os->pending_any, 0);
+}
+
+static void flush(zs_os_t *os)
+{
+	if (!atomic_load(&os->pending_any))
+		return;
+	pthread_mutex_lock(&os->bind_lock);
+	flush_locked(os);
+	pthread_mutex_unlock(&os->bind_lock);
+}
+
+/* A deferred bind (the caller holds bind_lock).  The ops of one call apply in
+ * order, but the KMD refuses a MAP over an earlier MAP of the same call even when
+ * an UNMAP between them removed it (docs/uapi.md §6): such a MAP goes in a later call. */
+static void defer_locked(zs_os_t *os, uint32_t op, uint32_t obj, uint64_t addr, uint64_t range)
+{
+	for (uint32_t i = 0; i < os->npending && op == ZESIM_VM_BIND_OP_MAP; i++) {
+		const struct drm_zesim_vm_bind_op *o = &os->pending[i];
+		if (o->op == ZESIM_VM_BIND_OP_MAP && addr < o->addr + o->range && o->addr < addr + range) {
+			flush_locked(os);
+			break;
+		}
+	}
+	if (os->npending == NPENDING)
+		flush_locked(os);
+	os->pending[os->npending++] = (struct drm_zesim_vm_bind_op){.obj = obj, .range = range, .addr = addr, .op = op};
+	atomic_store(&os->pending_any, 1);
+}
+
+/* Every ioctl but the deferred binds' own: the VM is up to date first. */
+static int xioctl(zs_os_t *os, unsigned long cmd, void *arg)
+{
+	flush(os);
+	return raw_ioctl(os, cmd, arg);
+}
+
+static void gem_close(zs_os_t *os, uint32_t handle);
+
 int zs_os_open(zs_os_t *os)
 {
 	memset(os, 0, sizeof(*os));
 	atomic_init(&os->queued, 0);
+	atomic_init(&os->pending_any, 0);
+	pthread_mutex_init(&os->bind_lock, NULL);
 	os->fd = open(ZESIM_RENDER_NODE, O_RDWR | O_CLOEXEC);
 	if (os->fd < 0)
 		return -errno;
@@ -62,6 +135,13 @@ void zs_os_close(zs_os_t *os)
 {
 	if (os->fd < 0)
 		return;
+	flush(os);
+	for (uint32_t i = 0; i < os->ncache; i++) {
+		munmap(os->cache[i].ptr, os->cache[i].size);
+		gem_close(os, os->cache[i].handle);
+	}
+	os->ncache = 0;
+	os->cache_bytes = 0;
 	zs_os_queue_destroy(os, os->wait_queue);
 	struct drm_zesim_vm_destroy vd = {.vm_id = os->vm_id};
 	xioctl(os, DRM_IOCTL_ZESIM_VM_DESTROY, &vd);
@@ -185,6 +265,45 @@ static void gem_close(zs_os_t *os, uint32_t handle)
 	xioctl(os, DRM_IOCTL_ZESIM_GEM_CLOSE, &c);
 }
 
+/* A freed object of this size at an address of this alignment, bound again
+ * (deferred): 0, or -ENOENT when there is none. */
+static int reuse(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&os->bind_lock);
+	for (uint32_t i = os->ncache; i-- > 0;) {
+		const struct zs_os_cached c = os->cache[i];
+		if (c.size != size || ((uintptr_t)c.ptr & (align - 1)))
+			continue;
+		memmove(&os->cache[i], &os->cache[i + 1], (os->ncache - i - 1) * sizeof(c));
+		os->ncache--;
+		os->cache_bytes -= c.size;
+		defer_locked(os, ZESIM_VM_BIND_OP_MAP, c.handle, (uintptr_t)c.ptr, c.size);
+		*bo = (zs_bo_t){.handle = c.handle, .size = c.size, .ptr = c.ptr};
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&os->bind_lock);
+	return rc;
+}
+
+/* Frees the kept objects (the KMD is out of memory or objects). */
+static void drop_cache(zs_os_t *os)
+{
+	pthread_mutex_lock(&os->bind_lock);
+	flush_locked(os);
+	struct zs_os_cached c[NCACHE];
+	const uint32_t n = os->ncache;
+	memcpy(c, os->cache, n * sizeof(*c));
+	os->ncache = 0;
+	os->cache_bytes = 0;
+	pthread_mutex_unlock(&os->bind_lock);
+	for (uint32_t i = 0; i < n; i++) {
+		munmap(c[i].ptr, c[i].size);
+		gem_close(os, c[i].handle);
+	}
+}
+
 int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo)
 {
 	memset(bo, 0, sizeof(*bo));
@@ -193,8 +312,14 @@ int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo)
 	size = (size + PAGE - 1) & ~(PAGE - 1);
 	if (align < PAGE)
 		align = PAGE;
+	if (reuse(os, size, align, bo) == 0)
+		return 0;
 	struct drm_zesim_gem_create c = {.size = size, .placement = 1};
 	int rc = xioctl(os, DRM_IOCTL_ZESIM_GEM_CREATE, &c);
+	if ((rc == -ENOMEM || rc == -ENOSPC || rc == -EMFILE) && os->ncache) {
+		drop_cache(os);
+		rc = xioctl(os, DRM_IOCTL_ZESIM_GEM_CREATE, &c);
+	}
 	if (rc)
 		return rc;
 	struct drm_zesim_gem_mmap_offset mo = {.handle = c.handle};
@@ -249,19 +374,73 @@ int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo)
 	return 0;
 }
 
+/* Keeps a freed object for reuse: unbound (deferred), its host mapping moved out
+ * of the freed range (which the program may map again at once) and its pages
+ * given back (they read as zero).  0, or -1 when it is not kept. */
+static int keep(zs_os_t *os, zs_bo_t *bo)
+{
+	if (bo->shared || bo->size > CACHE_OBJ_MAX)
+		return -1;
+	pthread_mutex_lock(&os->bind_lock);
+	const int room = os->ncache < NCACHE && os->cache_bytes + bo->size <= CACHE_BYTES_MAX;
+	/* Unbind first: once the host mapping is gone the address may be reused,
+	 * and a bind there flushes this unbind before its own. */
+	if (room)
+		defer_locked(os, ZESIM_VM_BIND_OP_UNMAP, 0, (uintptr_t)bo->ptr, bo->size);
+	pthread_mutex_unlock(&os->bind_lock);
+	if (!room)
+		return -1;
+	void *park = mmap(NULL, bo->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (park == MAP_FAILED)
+		return -1;
+	uint8_t *p = mremap(bo->ptr, bo->size, bo->size, MREMAP_MAYMOVE | MREMAP_FIXED, park);
+	if (p == MAP_FAILED) {
+		munmap(park, bo->size);
+		return -1;
+	}
+	if ((uintptr_t)p + bo->size > VA_LIMIT) {
+		munmap(p, bo->size);
+		gem_close(os, bo->handle);
+		return 0;
+	}
+	/* Small objects are cleared in place (their pages stay: no faults at the next
+	 * use); larger ones give their pages back. */
+	if (bo->size <= CLEAR_MAX || madvise(p, bo->size, MADV_REMOVE) != 0)
+		memset(p, 0, bo->size);
+	pthread_mutex_lock(&os->bind_lock);
+	if (os->ncache < NCACHE && os->cache_bytes + bo->size <= CACHE_BYTES_MAX) {
+		os->cache[os->ncache++] = (struct zs_os_cached){bo->handle, bo->size, p};
+		os->cache_bytes += bo->size;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&os->bind_lock);
+	if (p) { /* another thread filled the room meanwhile */
+		munmap(p, bo->size);
+		gem_close(os, bo->handle);
+	}
+	return 0;
+}
+
 void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo)
 {
 	if (!bo->ptr)
 		return;
-	/* Unbind first: once the host mapping is gone the address may be reused. */
+	if (keep(os, bo) == 0) {
+		memset(bo, 0, sizeof(*bo));
+		return;
+	}
+	/* Unbind first (done already when keep() got as far as its unbind, which a
+	 * second one finds no mapping for: a no-op): once the host mapping is gone
+	 * the address may be reused. */
 	vm_bind(os, ZESIM_VM_BIND_OP_UNMAP, 0, (uintptr_t)bo->ptr, bo->size);
 	munmap(bo->ptr, bo->size);
 	gem_close(os, bo->handle);
 	memset(bo, 0, sizeof(*bo));
 }
 
-int zs_os_bo_export(zs_os_t *os, const zs_bo_t *bo, int *fd)
+int zs_os_bo_export(zs_os_t *os, zs_bo_t *bo, int *fd)
 {
+	bo->shared = 1;
 	struct drm_zesim_prime_handle p = {.handle = bo->handle, .flags = ZESIM_PRIME_CLOEXEC | ZESIM_PRIME_RDWR};
 	int rc = xioctl(os, DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, &p);
 	if (!rc)
@@ -299,6 +478,7 @@ int zs_os_bo_import(zs_os_t *os, int fd, zs_bo_t *bo)
 	bo->handle = p.handle;
 	bo->size = size;
 	bo->ptr = map;
+	bo->shared = 1;
 	return 0;
 }
 
@@ -367,6 +547,14 @@ int zs_os_exec(zs_os_t *os, uint32_t queue, uint64_t batch_va, uint64_t fence_va
 				   .addr = fence_va, .timeline_value = value};
 	struct drm_zesim_exec e = {.exec_queue_id = queue, .num_syncs = 1, .syncs = (uintptr_t)&s,
 				   .address = batch_va, .num_batch_buffer = 1};
+	flush(os);
+	pthread_mutex_lock(&os->bind_lock);
+	const int bind_error = os->bind_error;
+	os->bind_error = 0;
+	pthread_mutex_unlock(&os->bind_lock);
+	/* A reused allocation that could not be bound again: its memory would fault. */
+	if (bind_error)
+		return bind_error;
 	return xioctl(os, DRM_IOCTL_ZESIM_EXEC, &e);
 }
 
@@ -432,6 +620,7 @@ int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_
 						      .timeout = (int64_t)slice,
 						      .exec_queue_id = queue ? queue : os->wait_queue};
 		int rc;
+		flush(os);
 		do
 			rc = ioctl(os->fd, DRM_IOCTL_ZESIM_WAIT_USER_FENCE, &w);
 		while (rc == -1 && errno == EINTR);
@@ -441,6 +630,21 @@ int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_
 			return -errno;
 		if (timeout_ns != UINT64_MAX && zs_now_ns_os() - start >= timeout_ns)
 			return -ETIME;
+	}
+}
+
+void zs_os_wake(const volatile void *addr) { syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
+
+void zs_os_sleep(const volatile uint64_t *word, uint32_t want, uint64_t timeout_ns)
+{
+	const uint64_t end = zs_now_ns_os() + timeout_ns;
+	for (;;) {
+		const uint32_t v = __atomic_load_n((const volatile uint32_t *)word, __ATOMIC_ACQUIRE);
+		const uint64_t now = zs_now_ns_os();
+		if (v == want || now >= end)
+			return;
+		const struct timespec ts = {(time_t)((end - now) / 1000000000ull), (long)((end - now) % 1000000000ull)};
+		syscall(SYS_futex, word, FUTEX_WAIT, v, &ts, NULL, 0);
 	}
 }
 
@@ -469,6 +673,7 @@ static int observation(zs_os_t *os, uint64_t op, void *param)
 {
 	struct drm_zesim_observation_param p = {.observation_type = ZESIM_OBSERVATION_TYPE_OA,
 						 .observation_op = op, .param = (uintptr_t)param};
+	flush(os);
 	atomic_fetch_add(&os->queued, 1);
 	int rc;
 	do

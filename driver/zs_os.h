@@ -4,6 +4,7 @@
 #ifndef ZS_OS_H
 #define ZS_OS_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,22 @@ typedef struct zs_os {
 	 * preload library serialises requests per connection), so it waits in
 	 * short slices and lets these threads go first. */
 	atomic_int queued;
+	/* Allocation reuse (driver/README.md "Allocations"): freed GEM objects kept,
+	 * unbound and out of the freed range, for the next object of their size; and
+	 * VM_BIND operations not sent yet (sent as one call before the next ioctl that
+	 * may use the VM).  pending_any is set until a flush has returned. */
+	pthread_mutex_t bind_lock;
+	struct zs_os_cached {
+		uint32_t handle;
+		uint64_t size;
+		uint8_t *ptr;
+	} cache[32];
+	uint32_t ncache;
+	uint64_t cache_bytes;
+	struct drm_zesim_vm_bind_op pending[64];
+	uint32_t npending;
+	atomic_int pending_any;
+	int bind_error; /* of a deferred bind, reported by the next exec */
 } zs_os_t;
 
 /* What the KMD reports about the device. */
@@ -41,6 +58,7 @@ typedef struct zs_bo {
 	uint32_t handle;
 	uint64_t size;
 	uint8_t *ptr;
+	int shared; /* exported or imported (IPC): never reused */
 } zs_bo_t;
 
 static inline uint64_t zs_bo_va(const zs_bo_t *bo) { return (uint64_t)(uintptr_t)bo->ptr; }
@@ -52,8 +70,12 @@ int zs_os_query_info(zs_os_t *os, zs_os_info_t *info);
 /* GPU timestamp (ticks) and CLOCK_MONOTONIC_RAW (ns), sampled together. */
 int zs_os_engine_cycles(zs_os_t *os, uint64_t *gpu_ticks, uint64_t *cpu_ns);
 
-/* size is rounded up to 4 KiB; align is a power of two (0: page). */
+/* size is rounded up to 4 KiB; align is a power of two (0: page).  A freed object
+ * of the same size may be reused: its memory reads as zero, as a new one's; its
+ * binding reaches the KMD with the next ioctl that may use the VM. */
 int zs_os_bo_create(zs_os_t *os, uint64_t size, uint64_t align, zs_bo_t *bo);
+/* The range is unbound and unmapped from the host when this returns (the unbinding
+ * reaches the KMD before the next submission or wait). */
 void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo);
 
 /* IPC (driver/README.md "IPC"): the object of `bo` as a PRIME fd (the caller
@@ -61,7 +83,7 @@ void zs_os_bo_destroy(zs_os_t *os, zs_bo_t *bo);
  * in this VM at the address where it is now mapped into this process (same
  * address for host and device, as every allocation).  Import: -EINVAL when the
  * fd names no live GEM object of the device, -EBADF when it is no fd. */
-int zs_os_bo_export(zs_os_t *os, const zs_bo_t *bo, int *fd);
+int zs_os_bo_export(zs_os_t *os, zs_bo_t *bo, int *fd);
 int zs_os_bo_import(zs_os_t *os, int fd, zs_bo_t *bo);
 
 /* A GEM object that is not bound anywhere (virtual memory's physical memory,
@@ -87,6 +109,16 @@ int zs_os_exec(zs_os_t *os, uint32_t queue, uint64_t batch_va, uint64_t fence_va
  * Returns 0, -ETIME or another -errno. */
 int zs_os_wait(zs_os_t *os, uint32_t queue, const volatile uint64_t *va, uint16_t op, uint64_t value, uint64_t mask,
 	       uint64_t timeout_ns);
+
+/* The CPU wrote memory a SEMAPHORE_WAIT of the device may compare (a host
+ * operation's release, a host-signalled event): the daemon, asleep on the word the
+ * engine waits for, goes on at once rather than at its next re-check (a FUTEX_WAKE
+ * of the shared memory, docs/uapi.md §15). */
+void zs_os_wake(const volatile void *addr);
+/* Sleeps until the low 32 bits of *word are `want` or timeout_ns has passed (a
+ * FUTEX_WAIT on the shared memory; the device wakes the word its STORE_DATA writes,
+ * docs/uapi.md §15).  The caller looks at the word again: it may have timed out. */
+void zs_os_sleep(const volatile uint64_t *word, uint32_t want, uint64_t timeout_ns);
 
 /* ---- observation (OA streams, docs/uapi.md "Observation") ---- */
 

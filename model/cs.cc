@@ -1,6 +1,11 @@
 // The command streamer block (docs/commands.md).
 #include "cs.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
 #include <cstring>
 
 #include "regs.h"
@@ -199,7 +204,7 @@ bool CommandStreamer::read_va(uint64_t va, uint32_t &out)
     return true;
 }
 
-bool CommandStreamer::write_va(uint64_t va, const uint32_t *dw, unsigned n)
+bool CommandStreamer::write_va(uint64_t va, const uint32_t *dw, unsigned n, bool wake)
 {
     uint64_t pa[4];
     for (unsigned i = 0; i < n; i++) {
@@ -210,6 +215,8 @@ bool CommandStreamer::write_va(uint64_t va, const uint32_t *dw, unsigned n)
     }
     for (unsigned i = 0; i < n; i++)
         mem_.write32(pa[i], dw[i]);
+    if (wake)
+        wake_host(pa[0]);
     return true;
 }
 
@@ -221,7 +228,16 @@ bool CommandStreamer::write_qword(uint64_t va, uint64_t v)
     if (tr.fault != FaultReason::None)
         return false;
     __atomic_store_n(reinterpret_cast<uint64_t *>(mem_.base() + tr.pa), v, __ATOMIC_RELEASE);
+    wake_host(tr.pa);
     return true;
+}
+
+// A STORE_DATA may be what a host thread waits for (the driver's host operations
+// sleep on their rendezvous word, docs/uapi.md §15): wake the futex waiters of the
+// written word (host time only; nothing simulated changes).
+void CommandStreamer::wake_host(uint64_t pa)
+{
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(mem_.base() + pa), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 bool CommandStreamer::ring_valid()
@@ -243,6 +259,19 @@ bool CommandStreamer::semaphore_satisfied()
         return true;  // reported as an error by cs_step
     const uint32_t want = pending_[3], op = pending_[4];
     return op == 0 ? v == want : op == 1 ? v != want : op == 2 ? v >= want : v < want;
+}
+
+uint32_t *CommandStreamer::waited_word(uint32_t &now)
+{
+    if (cs_ != Cs::WaitSemaphore)
+        return nullptr;
+    const uint64_t va = uint64_t(pending_[1]) | uint64_t(pending_[2]) << 32;
+    Translation tr = gt_.mmu().translate(pt_root(), va, false);
+    if (tr.fault != FaultReason::None || (va & 3) || !mem_.contains(tr.pa, 4))
+        return nullptr;
+    uint32_t *p = reinterpret_cast<uint32_t *>(mem_.base() + tr.pa);
+    now = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    return p;
 }
 
 uint64_t CommandStreamer::step()
@@ -269,7 +298,7 @@ uint64_t CommandStreamer::step()
             const uint32_t op = p[0] >> 24;
             bool ok = true;
             if (op == ZS_CMD_STORE_DATA) {
-                ok = write_va(addr64(1), &p[3], 1);
+                ok = write_va(addr64(1), &p[3], 1, true);
             } else if (op == ZS_CMD_STORE_DATA64) {
                 ok = write_qword(addr64(1), uint64_t(p[3]) | uint64_t(p[4]) << 32);
             } else if (op == ZS_CMD_TIMESTAMP_WRITE) {

@@ -37,6 +37,10 @@ public:
     bool busy();
     bool idle() const { return cs_ == Cs::Idle; }
     bool waiting_idle() const { return cs_ == Cs::WaitIdle; }
+    // The 32-bit word of physical memory a false SEMAPHORE_WAIT the streamer sits
+    // at compares, with its value now; nullptr when it sits at none (the daemon
+    // sleeps on the word until a client wakes it, docs/daemon.md §5).
+    uint32_t *waited_word(uint32_t &now);
     // Halt on an engine error (also used by the MMU block: EU_FAULT).
     void engine_error(uint32_t reason, uint64_t addr, const std::string &why);
     bool halted() const { return cs_ == Cs::Error; }
@@ -56,7 +60,8 @@ private:
     bool ring_valid();
     bool semaphore_satisfied();
     bool fetch_dword(uint64_t addr, bool in_batch, uint32_t &out);
-    bool write_va(uint64_t va, const uint32_t *dw, unsigned n);
+    bool write_va(uint64_t va, const uint32_t *dw, unsigned n, bool wake = false);
+    void wake_host(uint64_t pa);
     bool write_qword(uint64_t va, uint64_t v);
     bool read_va(uint64_t va, uint32_t &out);
     uint64_t pt_root() const;

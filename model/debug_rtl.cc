@@ -19,10 +19,10 @@ DebugState DebugState::of(const DebugTwin &t)
     return s;
 }
 
-DebugRtl::DebugRtl() : ctx_(std::make_unique<VerilatedContext>())
+DebugRtl::DebugRtl()
 {
-    ctx_->traceEverOn(true);
-    rtl_ = std::make_unique<Vzs_debug>(ctx_.get(), "dbg");
+    rtl_ = std::make_unique<Vzs_debug>(harness_.context(), "dbg");
+    harness_.set_attach([this](VerilatedFstC *f) { rtl_->trace(f, 99); });
     reset();
 }
 
@@ -51,26 +51,9 @@ void DebugRtl::reset()
     r.eval();
 }
 
-void DebugRtl::open_trace(const std::string &path)
-{
-    close_trace();
-    fst_ = std::make_unique<VerilatedFstC>();
-    if (!traced_) {
-        rtl_->trace(fst_.get(), 99);
-        traced_ = true;
-    }
-    fst_->open(path.c_str());
-    if (!fst_->isOpen())
-        throw std::runtime_error("cannot write the waveform " + path);
-}
+void DebugRtl::open_trace(const std::string &path) { harness_.open(path); }
 
-void DebugRtl::close_trace()
-{
-    if (fst_) {
-        fst_->close();
-        fst_.reset();
-    }
-}
+void DebugRtl::close_trace() { harness_.close(); }
 
 void DebugRtl::step(const DebugIn &in)
 {
@@ -88,12 +71,10 @@ void DebugRtl::step(const DebugIn &in)
     r.eval();
     rdata_before_ = r.reg_rdata;
     const uint64_t t = time_ >= 0 ? uint64_t(time_) : 2 * clocks_;
-    if (fst_)
-        fst_->dump(t);
+    harness_.dump(t);
     r.clk = 1;
     r.eval();
-    if (fst_)
-        fst_->dump(t + 1);
+    harness_.dump(t + 1);
     clocks_++;
 }
 

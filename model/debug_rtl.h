@@ -18,10 +18,9 @@
 #include <string>
 
 #include "debug_twin.h"
+#include "rtl_harness.h"
 
 class Vzs_debug;
-class VerilatedContext;
-class VerilatedFstC;
 
 namespace zesim {
 
@@ -59,10 +58,8 @@ public:
     uint64_t clocks() const { return clocks_; }
 
 private:
-    std::unique_ptr<VerilatedContext> ctx_;
+    RtlHarness harness_;
     std::unique_ptr<Vzs_debug> rtl_;
-    std::unique_ptr<VerilatedFstC> fst_;
-    bool traced_ = false;
     uint64_t clocks_ = 0;
     int64_t time_ = -1;
     uint32_t rdata_before_ = 0;

@@ -41,6 +41,8 @@ public:
 
     // Whether simulated time has anything to do (engine busy, GT busy).
     bool busy() { return cs_.busy(); }
+    // The word a false SEMAPHORE_WAIT of the engine compares (CommandStreamer::waited_word).
+    uint32_t *waited_word(uint32_t &now) { return cs_.waited_word(now); }
     // Advance by at most max_cycles; returns the cycles advanced.
     uint64_t run(uint64_t max_cycles);
     // Human-readable last engine error (for logs and tests).

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
-#include <stdexcept>
 
 #include "Vzs_irq.h"
 #include "verilated.h"
@@ -11,10 +10,10 @@
 
 namespace zesim {
 
-IrqBlock::IrqBlock() : ctx_(std::make_unique<VerilatedContext>())
+IrqBlock::IrqBlock()
 {
-    ctx_->traceEverOn(true);
-    rtl_ = std::make_unique<Vzs_irq>(ctx_.get(), "irq");
+    rtl_ = std::make_unique<Vzs_irq>(harness_.context(), "irq");
+    harness_.set_attach([this](VerilatedFstC *f) { rtl_->trace(f, 99); });
     rtl_->clk = 0;
     rtl_->rst_n = 0;
     rtl_->src = 0;
@@ -36,25 +35,11 @@ IrqBlock::~IrqBlock()
 
 void IrqBlock::open_trace(const std::string &path)
 {
-    close_trace();
-    fst_ = std::make_unique<VerilatedFstC>();
-    if (!traced_) {
-        rtl_->trace(fst_.get(), 99);
-        traced_ = true;
-    }
-    fst_->open(path.c_str());
-    if (!fst_->isOpen())
-        throw std::runtime_error("cannot write the waveform " + path);
-    fst_->dump(time_);
+    harness_.open(path);
+    harness_.dump(time_);
 }
 
-void IrqBlock::close_trace()
-{
-    if (fst_) {
-        fst_->close();
-        fst_.reset();
-    }
-}
+void IrqBlock::close_trace() { harness_.close(); }
 
 bool IrqBlock::compare(const char *when)
 {
@@ -79,12 +64,11 @@ bool IrqBlock::event(uint32_t src, bool status_we, bool enable_we, uint32_t wdat
     rtl_->wdata = wdata;
     rtl_->clk = 0;
     rtl_->eval();
-    if (fst_)
-        fst_->dump(time_++);
+    if (harness_.tracing())
+        harness_.dump(time_++);
     rtl_->clk = 1;
     rtl_->eval();
-    if (fst_)
-        fst_->dump(time_);
+    harness_.dump(time_);
     rtl_->src = 0;
     rtl_->status_we = rtl_->enable_we = 0;
     twin_.step(src, status_we, enable_we, wdata);

@@ -11,10 +11,9 @@
 #include <string>
 
 #include "irq_twin.h"
+#include "rtl_harness.h"
 
 class Vzs_irq;
-class VerilatedContext;
-class VerilatedFstC;
 
 namespace zesim {
 
@@ -39,12 +38,10 @@ public:
 
 private:
     bool compare(const char *when);
-    std::unique_ptr<VerilatedContext> ctx_;
+    RtlHarness harness_;
     std::unique_ptr<Vzs_irq> rtl_;
-    std::unique_ptr<VerilatedFstC> fst_;
     IrqTwin twin_;
     uint64_t events_ = 0, time_ = 0;
-    bool traced_ = false;
 };
 
 }  // namespace zesim

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
-#include <stdexcept>
 
 #include "Vzs_oa.h"
 #include "verilated.h"
@@ -73,10 +72,10 @@ OaState OaState::of(const OaTwin &t)
 // ---------------------------------------------------------------------------------------
 // OaRtl
 
-OaRtl::OaRtl() : ctx_(std::make_unique<VerilatedContext>())
+OaRtl::OaRtl()
 {
-    ctx_->traceEverOn(true);
-    rtl_ = std::make_unique<Vzs_oa>(ctx_.get(), "oa");
+    rtl_ = std::make_unique<Vzs_oa>(harness_.context(), "oa");
+    harness_.set_attach([this](VerilatedFstC *f) { rtl_->trace(f, 99); });
     reset();
 }
 
@@ -114,27 +113,13 @@ void OaRtl::reset()
 
 void OaRtl::open_trace(const std::string &path, uint64_t from, uint64_t to)
 {
-    close_trace();
-    fst_ = std::make_unique<VerilatedFstC>();
-    if (!traced_) {
-        rtl_->trace(fst_.get(), 99);
-        traced_ = true;
-    }
-    fst_->open(path.c_str());
-    if (!fst_->isOpen())
-        throw std::runtime_error("cannot write the waveform " + path);
+    harness_.open(path);
     from_ = from;
     to_ = to;
     dumped_ = 0;
 }
 
-void OaRtl::close_trace()
-{
-    if (fst_) {
-        fst_->close();
-        fst_.reset();
-    }
-}
+void OaRtl::close_trace() { harness_.close(); }
 
 OaOut OaRtl::step(const OaIn &in, uint64_t cycle)
 {
@@ -158,17 +143,17 @@ OaOut OaRtl::step(const OaIn &in, uint64_t cycle)
     r.clk = 0;
     r.eval();
     rdata_before_ = r.reg_rdata;
-    const bool dump = fst_ && cycle >= from_ && cycle < to_;
+    const bool dump = harness_.tracing() && cycle >= from_ && cycle < to_;
     if (dump) {
         time_ = std::max(time_ + 1, 2 * cycle);
         if (dumped_++ == 0)
             first_dump_ = time_;
-        fst_->dump(time_++);
+        harness_.dump(time_++);
     }
     r.clk = 1;
     r.eval();
     if (dump)
-        fst_->dump(time_);
+        harness_.dump(time_);
     clocks_++;
 
     OaOut out;

@@ -20,10 +20,9 @@
 #include <string>
 
 #include "oa_twin.h"
+#include "rtl_harness.h"
 
 class Vzs_oa;
-class VerilatedContext;
-class VerilatedFstC;
 
 namespace zesim {
 
@@ -75,12 +74,10 @@ public:
     uint64_t first_dump_time() const { return first_dump_; }
 
 private:
-    std::unique_ptr<VerilatedContext> ctx_;
+    RtlHarness harness_;
     std::unique_ptr<Vzs_oa> rtl_;
-    std::unique_ptr<VerilatedFstC> fst_;
     uint64_t clocks_ = 0, time_ = 0, from_ = 0, to_ = UINT64_MAX, dumped_ = 0, first_dump_ = 0;
     uint32_t rdata_before_ = 0;
-    bool traced_ = false;
 };
 
 class OaChecked {

@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/stat.h>
@@ -14,11 +17,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -216,6 +223,95 @@ constexpr size_t kReadChunk = 65536;
 constexpr size_t kMaxQueuedFds = 16;
 constexpr size_t kMaxQueuedFdsTotal = 64;
 constexpr size_t kMaxInFds = 4;  // fds a program may send ahead of the ioctls that take them
+
+// Sleeps on the word a false SEMAPHORE_WAIT of the engine compares (a futex on the
+// shared memory of the GEM object) and makes an eventfd readable when a client wakes
+// it after writing there (the driver does, docs/uapi.md §15): the loop then sees at
+// once what it would otherwise see at its next 1 ms re-check (docs/daemon.md §5).
+class SemaphoreWatch {
+public:
+    SemaphoreWatch()
+    {
+        efd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (efd_ < 0)
+            throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+        thread_ = std::thread([this] { run(); });
+    }
+    ~SemaphoreWatch()
+    {
+        {
+            std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+            word_ = nullptr;
+        }
+        cv_.notify_one();
+        if (watching_)
+            syscall(SYS_futex, watching_, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+        thread_.join();
+        close(efd_);
+    }
+    int fd() const { return efd_; }
+    // Watch `word` while it holds `value` (nullptr: nothing).
+    void watch(uint32_t *word, uint32_t value)
+    {
+        std::lock_guard<std::mutex> l(m_);
+        if (word == word_ && value == value_)
+            return;
+        word_ = word;
+        value_ = value;
+        ++gen_;
+        cv_.notify_one();
+        if (watching_)  // asleep on the old word: take up the new one now
+            syscall(SYS_futex, watching_, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+    }
+    void drain()
+    {
+        uint64_t n;
+        while (read(efd_, &n, sizeof(n)) == sizeof(n)) {
+        }
+    }
+
+private:
+    void run()
+    {
+        std::unique_lock<std::mutex> l(m_);
+        while (!stop_) {
+            if (!word_) {
+                cv_.wait(l);
+                continue;
+            }
+            uint32_t *const w = word_;
+            const uint32_t v = value_;
+            const uint64_t gen = gen_;
+            watching_ = w;
+            l.unlock();
+            // At most 100 ms at once, so that a new word is taken up even when
+            // nobody wakes this one.  The kernel reads the word; this thread never does.
+            timespec ts = {0, 100000000};
+            const long rc = syscall(SYS_futex, w, FUTEX_WAIT, v, &ts, nullptr, 0);
+            const int err = rc ? errno : 0;
+            l.lock();
+            watching_ = nullptr;
+            // Woken, or the word no longer holds the value: tell the loop (once per watch).
+            if (gen == gen_ && !stop_ && (rc == 0 || err == EAGAIN || err == EFAULT)) {
+                word_ = nullptr;
+                const uint64_t one = 1;
+                if (write(efd_, &one, sizeof(one)) < 0) {
+                }
+            }
+        }
+    }
+
+    int efd_ = -1;
+    std::thread thread_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    uint32_t *word_ = nullptr;
+    uint32_t value_ = 0;
+    uint64_t gen_ = 0;
+    uint32_t *watching_ = nullptr;
+    bool stop_ = false;
+};
 
 class Server {
 public:
@@ -909,6 +1005,11 @@ public:
         lev.data.ptr = nullptr;  // the listening socket
         if (epoll_ctl(ep_, EPOLL_CTL_ADD, lfd, &lev) != 0)
             throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
+        epoll_event sev = {};
+        sev.events = EPOLLIN;
+        sev.data.ptr = &sem_;  // the semaphore watch's eventfd
+        if (epoll_ctl(ep_, EPOLL_CTL_ADD, sem_.fd(), &sev) != 0)
+            throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
         std::vector<epoll_event> evs(256);
         std::vector<Client *> turn;
         while (!stop_ && !g_stop) {
@@ -925,6 +1026,9 @@ public:
             const bool idle_time = opt_.idle_time_ratio > 0 && dev_.oa_block().periodic();
             const int timeout =
                 busy ? 0 : (!zk_idle(kmd_) || !waiters_.empty() || listen_paused_ || idle_time) ? 1 : 500;
+            uint32_t word_now = 0;
+            uint32_t *const word = busy ? nullptr : dev_.waited_word(word_now);
+            sem_.watch(word, word_now);
             int n = epoll_wait(ep_, evs.data(), int(evs.size()), timeout);
             if (n < 0) {
                 if (errno != EINTR)
@@ -932,6 +1036,10 @@ public:
                 n = 0;
             }
             for (int i = 0; i < n; i++) {
+                if (evs[size_t(i)].data.ptr == &sem_) {
+                    sem_.drain();  // the loop below re-checks the semaphore
+                    continue;
+                }
                 Client *c = static_cast<Client *>(evs[size_t(i)].data.ptr);
                 if (!c) {
                     accept_clients(lfd);
@@ -1078,6 +1186,7 @@ private:
     uint64_t max_clients_ = 0;
     int ep_ = -1;
     bool stop_ = false;
+    SemaphoreWatch sem_;
     std::chrono::steady_clock::time_point idle_clock_{};
     bool idle_clock_valid_ = false;
     bool warned_fds_ = false, warned_clients_ = false;

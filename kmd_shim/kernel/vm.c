@@ -167,6 +167,17 @@ int zk_check_syncs(const struct drm_zesim_sync *s, uint32_t n)
 	return 0;
 }
 
+/* The operations of one call apply in order: a mapping an earlier UNMAP of the
+ * call removes does not stand in the way of a later MAP. */
+static int unmapped_before(const struct drm_zesim_vm_bind_op *ops, uint32_t i, const zk_mapping_t *m)
+{
+	for (uint32_t j = 0; j < i; j++)
+		if (ops[j].op == ZESIM_VM_BIND_OP_UNMAP && m->addr >= ops[j].addr &&
+		    m->addr + m->range <= ops[j].addr + ops[j].range)
+			return 1;
+	return 0;
+}
+
 int zk_ioctl_vm_bind(ZK_IOCTL_ARGS)
 {
 	struct drm_zesim_vm_bind *b = arg;
@@ -209,7 +220,8 @@ int zk_ioctl_vm_bind(ZK_IOCTL_ARGS)
 			if (op->obj_offset % page || op->obj_offset > bo->size || op->range > bo->size - op->obj_offset)
 				return -EINVAL;
 			for (zk_mapping_t *m = vm->maps; m; m = m->next)
-				if (op->addr < m->addr + m->range && m->addr < op->addr + op->range)
+				if (op->addr < m->addr + m->range && m->addr < op->addr + op->range &&
+				    !unmapped_before(ops, i, m))
 					return -EEXIST;
 			if (pt_compatible(k, vm, op->addr, op->range, big))
 				return -EINVAL;

@@ -464,7 +464,7 @@ static void one_gib_boundaries(void)
 	const uint32_t B64 = ZESIM_VM_BIND_FLAG_64K, RO = ZESIM_VM_BIND_FLAG_READONLY;
 	static const uint64_t sizes[] = {4 * KB,   4 * KB,   24 * KB,  64 * KB,  64 * KB,  320 * KB, 16 * KB,
 					 192 * KB, 24 * KB,  320 * KB, 128 * KB, 128 * KB, 128 * KB, 128 * KB,
-					 128 * KB, 4 * KB,   8 * KB,   4 * KB,   8 * KB};
+					 128 * KB, 4 * KB,   8 * KB,   4 * KB,   8 * KB, 8 * KB};
 	static object_t o[sizeof(sizes) / sizeof(sizes[0])];
 	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		o[i] = object(sizes[i]);
@@ -522,6 +522,22 @@ static void one_gib_boundaries(void)
 	map2(vm, (binding_t){"64 KiB x2 across 7 GiB, rebound in the middle", &o[14], 0, 128 * KB, 7 * GB - 64 * KB, B64});
 	map2(vm, (binding_t){"4 KiB x2 across 8 GiB, rebound in the middle", &o[18], 0, 8 * KB, 8 * GB - 4 * KB, 0});
 	check_vm(root, "middle mappings rebound to other objects");
+
+	/* one call that UNMAPs a range and MAPs another object there: the ops apply in
+	 * order (docs/uapi.md §6), so the MAP is not refused for the mapping the UNMAP
+	 * before it removes (the driver's deferred binds of a reused allocation rely on it) */
+	binding_t again = {"4 KiB x2 across 8 GiB, unbound and rebound in one call", &o[19], 0, 8 * KB, 8 * GB - 4 * KB, 0};
+	struct drm_zesim_vm_bind_op two[2] = {
+		{.range = again.range, .addr = again.addr, .op = ZESIM_VM_BIND_OP_UNMAP},
+		{.obj = o[19].handle, .range = again.range, .addr = again.addr, .op = ZESIM_VM_BIND_OP_MAP}};
+	struct drm_zesim_vm_bind vb = {.vm_id = vm, .num_binds = 2, .vector_of_binds = (uintptr_t)two};
+	EXPECT(io(DRM_IOCTL_ZESIM_VM_BIND, &vb, two, sizeof(two)) == 0, "VM_BIND UNMAP + MAP of %s", again.what);
+	for (unsigned i = 0; i < nlive; i++)
+		if (live[i].addr == again.addr) {
+			dead[ndead++] = live[i];
+			live[i] = again;
+		}
+	check_vm(root, "UNMAP and MAP of one range in one call");
 	/* (the VM stays until the file is closed: its exec queue holds it) */
 }
 
