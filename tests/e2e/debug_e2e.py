@@ -106,39 +106,74 @@ def outputs(proc):
     return {int(m[0]): int(m[1]) for m in re.findall(r'^out (\d+) (\d+)$', proc.out(), re.M)}
 
 
-def check_ledger(d, dump_path, case):
-    """Every stop the debugger dumped against the model's ledger snapshot of that stop.
-    Returns the number of stops compared."""
-    if not os.path.exists(dump_path):
-        return 0
-    stops = [json.loads(l) for l in Path(dump_path).read_text().splitlines() if l.strip()]
-    snaps = ledger_stops(d)
-    if snaps is None:
-        return -len(stops)
-    for s in stops:
-        key = tuple(s['thread'])
-        cands = [x for x in snaps if x['thread'] == key]
-        if not cands:
-            fail('%s: the ledger has no stop of thread %r' % (case, key), d)
-        snap = cands[0]
-        for t, hexv in s['regs'].items():
-            want = snap['regs'].get(int(t))
-            if want is None:
-                fail('%s: the ledger snapshot has no register set %s' % (case, t), d)
-            if want != hexv:
-                fail('%s: thread %r register set %s: debugger %s, ledger %s' % (case, key, t, hexv, want), d)
-        if 'mem' in s and snap.get('mem') is not None:
-            want = snap['mem'](s['mem']['addr'], len(s['mem']['bytes']) // 2)
-            if want != s['mem']['bytes']:
-                fail('%s: memory at 0x%x: debugger %s, device %s' % (case, s['mem']['addr'], s['mem']['bytes'], want),
-                     d)
-    return len(stops)
+DEBUG_SNAPSHOTS = 22  # the daemon's test channel: the model's stop / resume snapshots (docs/debug.md 2.6)
+
+
+def le(words):
+    return b''.join(int(w).to_bytes(4, 'little') for w in words).hex()
 
 
 def ledger_stops(d):
-    """The model's stop snapshots, as [{'thread': (s, ss, eu, t), 'regs': {type: hex}}], or
-    None when this daemon does not record them."""
-    return None
+    """The model's stop snapshots (drained from the daemon) as [{'thread': (s, ss, eu, t),
+    'regs': {type: hex}}], the register sets laid out as the debugger reads them
+    (zesim_ssa.h), or None when this daemon does not record them."""
+    try:
+        text = d.query(DEBUG_SNAPSHOTS).decode()
+    except zedaemon.DaemonError:
+        return None
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        j = json.loads(line)
+        if j['kind'] != 'stop':
+            continue
+        regs = {1: j['grf'], 2: le(j['a0']), 3: le(j['f']), 4: le(j['ce']), 5: le(j['sr0']), 6: le(j['cr0']),
+                7: le(j['tdr']), 8: le(j['acc0'] + j['acc1']), 10: le([j['cf_depth'], j['ret_depth'], 0, 0]),
+                12: le(j['dbg0'])}
+        out.append({'thread': (j['slice'], j['subslice'], j['eu_in_subslice'], j['slot']), 'regs': regs,
+                    'seq': j['seq']})
+    return out
+
+
+def check_ledger(d, dump_path, case):
+    """Every stop the debugger dumped against the model's snapshot of that stop (the
+    debugger's n-th stop of a thread against the model's n-th), and the memory it read
+    (in[] of its items) against the values the target wrote.  The number of stops
+    compared, or minus the number dumped when the daemon keeps no snapshots."""
+    if not os.path.exists(dump_path):
+        return 0
+    stops = [json.loads(l) for l in Path(dump_path).read_text().splitlines() if l.strip()]
+    for s in stops:
+        if 'mem' in s:
+            gids = [int.from_bytes(bytes.fromhex(s['regs']['1'])[11 * 32 + 4 * k:11 * 32 + 4 * k + 4], 'little')
+                    for k in range(8)]
+            want = le([(g * 13 + 1) & 0xffffffff for g in gids])
+            if s['mem']['bytes'] != want:
+                fail('%s: memory read through thread %r: %s, the target wrote %s' % (case, s['thread'],
+                                                                                     s['mem']['bytes'], want), d)
+    snaps = ledger_stops(d)
+    if snaps is None:
+        return -len(stops)
+    seen = {}
+    for s in stops:
+        key = tuple(s['thread'])
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        cands = [x for x in snaps if x['thread'] == key]
+        if len(cands) <= n:
+            fail('%s: the model recorded %d stops of thread %r, the debugger saw more' % (case, len(cands), key), d)
+        snap = cands[n]
+        for t, hexv in s['regs'].items():
+            want = snap['regs'][int(t)]
+            if want != hexv:
+                diff = next(i for i in range(len(hexv)) if hexv[i] != want[i]) // 2
+                fail('%s: thread %r register set %s differs from the model\'s snapshot at byte %d:\n'
+                     '  debugger %s\n  model    %s' % (case, key, t, diff, hexv, want), d)
+    stopped = {x['thread'] for x in snaps}
+    if case == 'interrupt' and stopped != set(seen):
+        fail('interrupt: the model stopped %r, the debugger reported %r' % (sorted(stopped), sorted(seen)), d)
+    return len(stops)
 
 
 def run_case(opts, case, tmp):
