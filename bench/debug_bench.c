@@ -6,6 +6,7 @@
  * kernel run, then times on the host: zetDebugInterrupt(all) until the THREADS-th
  * THREAD_STOPPED; reading every register set of one stopped thread (the mean of
  * ROUNDS, default 100); zetDebugResume(all).  Prints one line per figure. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
