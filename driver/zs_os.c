@@ -587,11 +587,13 @@ int zs_os_eudebug_connect(uint64_t pid, uint32_t flags, int *drm_fd, int *debug_
 	return 0;
 }
 
-int zs_os_vm_read(int vm_fd, uint64_t va, void *buf, size_t n)
+/* pread (rbuf) or pwrite (wbuf) of n bytes at va, short counts continued. */
+static int vm_io(int vm_fd, uint64_t va, uint8_t *rbuf, const uint8_t *wbuf, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		const ssize_t r = pread(vm_fd, (uint8_t *)buf + done, n - done, (off_t)(va + done));
+		const ssize_t r = rbuf ? pread(vm_fd, rbuf + done, n - done, (off_t)(va + done))
+				       : pwrite(vm_fd, wbuf + done, n - done, (off_t)(va + done));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -603,18 +605,6 @@ int zs_os_vm_read(int vm_fd, uint64_t va, void *buf, size_t n)
 	return 0;
 }
 
-int zs_os_vm_write(int vm_fd, uint64_t va, const void *buf, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		const ssize_t r = pwrite(vm_fd, (const uint8_t *)buf + done, n - done, (off_t)(va + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EFAULT;
-		done += (size_t)r;
-	}
-	return 0;
-}
+int zs_os_vm_read(int vm_fd, uint64_t va, void *buf, size_t n) { return vm_io(vm_fd, va, buf, NULL, n); }
+
+int zs_os_vm_write(int vm_fd, uint64_t va, const void *buf, size_t n) { return vm_io(vm_fd, va, NULL, buf, n); }
