@@ -14,6 +14,9 @@
  *                      -ENOTCONN and POLLHUP
  *   dbg_client death   a debugger killed (SIGKILL) with a module ack pending: the
  *                      target's fence wait completes; the target can be debugged again
+ *   dbg_client attach PID  debug a running program: print every stopped thread's SSA
+ *                      slot read through the VM fd ("stop TID HEX"), check STOPPED,
+ *                      RESUME it; until the program exits (-ENOTCONN)
  * Prints "ok ..." lines; exits 1 with a message on the first failure. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -388,6 +391,82 @@ static void death(void)
 	printf("ok debugger death: the pending ack released, the target's wait completed, a new debugger connects\n");
 }
 
+/* A debugger of a running program: connect, then for every EU_ATTENTION the new threads'
+ * SSA slots through the VM fd ("stop TID HEX"), then RESUME them; until the target
+ * detaches. */
+static void attach(pid_t tp)
+{
+	int drm = open_drm();
+	const int fd = connect_pid(drm, tp, 0);
+	CHECK(fd >= 0, "connect: %d", fd);
+	struct drm_zesim_eudebug_info info;
+	CHECK(xioctl(fd, ZESIM_EUDEBUG_IOCTL_INFO, &info) == 0, "INFO");
+	const uint32_t tpe = info.threads_per_eu, bs = info.bitmask_size;
+	const uint64_t slot0 = info.ssa_addr + 4096; /* the header's state_area_offset, checked below */
+	struct zesim_ssa_magic_header mh;
+	struct zesim_ssa_header h;
+	event_t e;
+	uint64_t client = 0, vm = 0;
+	int vfd = -1, rc, stops = 0, attentions = 0;
+	uint8_t done[128] = {0};
+	printf("connected\n");
+	fflush(stdout);
+	while ((rc = read_event(fd, &e, sizeof(e), 5 * S, NULL)) == 0 || rc == -EAGAIN) {
+		if (rc)
+			continue;
+		if (e.base.type == ZESIM_EUDEBUG_EVENT_VM && (e.base.flags & ZESIM_EUDEBUG_EVENT_CREATE) && vfd < 0) {
+			client = e.vm.client_handle;
+			vm = e.vm.vm_handle;
+			struct drm_zesim_eudebug_vm_open vo = {.client_handle = client, .vm_handle = vm};
+			vfd = xioctl(fd, ZESIM_EUDEBUG_IOCTL_VM_OPEN, &vo);
+			CHECK(vfd >= 0, "VM_OPEN");
+			CHECK(pread(vfd, &mh, sizeof(mh), info.ssa_addr) == sizeof(mh) &&
+				      pread(vfd, &h, sizeof(h), info.ssa_addr + sizeof(mh)) == sizeof(h) &&
+				      h.state_area_offset == 4096 && h.state_save_size == ZESIM_SSA_SLOT_SIZE,
+			      "SSA header");
+		}
+		if (e.base.type != ZESIM_EUDEBUG_EVENT_EU_ATTENTION)
+			continue;
+		const struct drm_zesim_eudebug_event_eu_attention *a = (const void *)e.raw;
+		CHECK(a->bitmask_size == bs && vfd >= 0, "attention: size %u", a->bitmask_size);
+		attentions++;
+		uint8_t resume[128] = {0};
+		for (uint32_t eu = 0; eu < bs; eu++)
+			for (uint32_t t = 0; t < 8; t++) {
+				if (!(a->bitmask[eu] >> t & 1) || (done[eu] >> t & 1))
+					continue;
+				CHECK(t < tpe, "attention of thread %u of EU %u (%u threads per EU)", t, eu, tpe);
+				static uint8_t slot[ZESIM_SSA_SLOT_SIZE];
+				const uint64_t at = slot0 + (uint64_t)(eu * tpe + t) * ZESIM_SSA_SLOT_SIZE;
+				CHECK(pread(vfd, slot, sizeof(slot), at) == (ssize_t)sizeof(slot), "pread slot");
+				printf("stop %u ", eu * 8 + t);
+				for (size_t i = 0; i < sizeof(slot); i++)
+					printf("%02x", slot[i]);
+				printf("\n");
+				resume[eu] |= (uint8_t)(1u << t);
+				stops++;
+			}
+		uint8_t now[128];
+		struct drm_zesim_eudebug_eu_control ec = {.client_handle = client,
+							  .cmd = ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED,
+							  .bitmask_size = bs, .bitmask_ptr = (uintptr_t)now};
+		CHECK(xioctl(fd, ZESIM_EUDEBUG_IOCTL_EU_CONTROL, &ec) == 0, "STOPPED");
+		for (uint32_t i = 0; i < bs; i++)
+			CHECK((now[i] & resume[i]) == resume[i], "STOPPED misses a thread of EU %u", i);
+		ec = (struct drm_zesim_eudebug_eu_control){.client_handle = client,
+							   .cmd = ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME,
+							   .bitmask_size = bs, .bitmask_ptr = (uintptr_t)resume};
+		CHECK(xioctl(fd, ZESIM_EUDEBUG_IOCTL_EU_CONTROL, &ec) == 0, "RESUME");
+		fflush(stdout);
+	}
+	CHECK(rc == -ENOTCONN, "READ_EVENT %d", rc);
+	printf("detached: %d stops in %d attention events\n", stops, attentions);
+	if (vfd >= 0)
+		close(vfd);
+	close(fd);
+	close(drm);
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -395,8 +474,10 @@ int main(int argc, char **argv)
 		rules();
 	else if (argc == 2 && !strcmp(argv[1], "death"))
 		death();
+	else if (argc == 3 && !strcmp(argv[1], "attach"))
+		attach((pid_t)atoi(argv[2]));
 	else {
-		fprintf(stderr, "usage: dbg_client rules|death (under the preload, ZESIM_SOCKET set)\n");
+		fprintf(stderr, "usage: dbg_client rules|death|attach PID (under the preload, ZESIM_SOCKET set)\n");
 		return 2;
 	}
 	return 0;

@@ -2,7 +2,14 @@
 """The EU debug connection through the preload library and the daemon (docs/uapi.md
 "EU debug", docs/kmd.md §14): tests/kmd/dbg_client.c forks a target and debuggers,
 real processes with their own DRM connections (the daemon knows them by
-SO_PEERCRED); afterwards the daemon holds no file, connection or fd."""
+SO_PEERCRED); afterwards the daemon holds no file, connection or fd.
+
+With the model's system routine: a vector add (kmd_client) with a breakpoint bit on its
+add runs under a debugger (dbg_client attach): every thread stops once at the
+breakpoint, the attention bitmap names it, its SSA slot read through the VM fd equals
+the model's ledger snapshot of that stop (decoded with tests/model/test_debug_sip.py,
+from zesim_ssa.h's offsets), RESUME lets the kernel complete with the right sums."""
+import json
 import os
 import subprocess
 import sys
@@ -13,9 +20,18 @@ import unittest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "stimulus"))
 import zedaemon  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "model"))
+from kmdenv import AS, CLIENT as KMD_CLIENT, assemble, vadd_source  # noqa: E402
+
 GPU = os.environ.get("ZESIM_GPU")
 CLIENT = os.environ.get("ZESIM_DBG_CLIENT")
 PRELOAD = os.environ.get("ZESIM_PRELOAD")
+
+
+def zedaemon_lines(body):
+    text = body.decode() if isinstance(body, (bytes, bytearray)) else body
+    return [ln for ln in text.splitlines() if ln.strip()]
 
 
 @unittest.skipUnless(GPU and CLIENT and PRELOAD, "needs ZESIM_GPU, ZESIM_DBG_CLIENT, ZESIM_PRELOAD")
@@ -45,6 +61,57 @@ class DebugConnectionTest(unittest.TestCase):
 
     def test_debugger_death(self):
         self.run_client("death")
+
+    @unittest.skipUnless(AS and KMD_CLIENT, "needs ZESIM_AS and ZESIM_KMD_CLIENT")
+    def test_breakpoint_stop_slot_resume(self):
+        from test_debug_sip import decode_slot, slot_vs_snapshot  # the model's test: offsets of zesim_ssa.h
+        import tempfile
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        src = vadd_source().replace("add (16) r24:f r20:f r22:f", "add (16) r24:f r20:f r22:f {bp}")
+        self.assertIn("{bp}", src)
+        elf = assemble(tmp.name, {"vaddbp": src})["vaddbp"]
+        groups = 4  # SIMD16, 16 work items a group: one thread each
+        target = subprocess.Popen([KMD_CLIENT, "vadd", elf, str(groups)], env={**self.env, "KMD_CLIENT_GO_ON_STDIN": "1"},
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: target.poll() is None and target.kill())
+        seen = []
+        while True:
+            line = target.stdout.readline()
+            seen.append(line)
+            if not line or line.startswith("ready "):
+                break
+        if not line:
+            target.kill()
+            self.fail("the target did not get ready: " + "".join(seen) + target.stderr.read())
+        pid = int(line.split()[1])
+        dbg = subprocess.Popen([CLIENT, "attach", str(pid)], env=self.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: dbg.poll() is None and dbg.kill())
+        if dbg.stdout.readline().strip() != "connected":
+            dbg.kill()
+            self.fail("the debugger did not connect: " + dbg.stderr.read())
+        target.stdin.write("go\n")
+        target.stdin.flush()
+        tout, terr = target.communicate(timeout=120)
+        dout, derr = dbg.communicate(timeout=60)
+        log = f"target:\n{tout}{terr}\ndebugger:\n{dout}{derr}\ndaemon:\n{self.daemon.stderr()[-3000:]}"
+        self.assertEqual(target.returncode, 0, log)
+        self.assertIn(f"{groups * 16} results correct", tout, log)
+        self.assertEqual(dbg.returncode, 0, log)
+        stops = [(int(w[1]), w[2]) for w in (ln.split() for ln in dout.splitlines()) if w and w[0] == "stop"]
+        snaps = [json.loads(ln) for ln in zedaemon_lines(self.daemon.query(22))]
+        stop_snaps = {s["tid"]: s for s in snaps if s["kind"] == "stop"}
+        self.assertEqual(len(stops), groups, log)
+        self.assertEqual(len({t for t, _ in stops}), groups, "a thread stopped twice: " + log)
+        self.assertEqual(sorted(stop_snaps), sorted(t for t, _ in stops), f"snapshots of {sorted(stop_snaps)}")
+        for tid, hexslot in stops:
+            snap = stop_snaps[tid]
+            self.assertEqual(snap["reason"], 1, snap)
+            self.assertEqual(tid, snap["eu"] * 8 + snap["slot"])
+            probs = slot_vs_snapshot(decode_slot(hexslot), snap)
+            self.assertEqual(probs, [], f"thread {tid}: the slot read through the VM fd differs from the ledger")
+        print(f"breakpoint: {len(stops)} threads stopped once each, slots equal the ledger, kernel completed")
 
 
 if __name__ == "__main__":
