@@ -17,6 +17,8 @@
  *   dbg_client attach PID  debug a running program: print every stopped thread's SSA
  *                      slot read through the VM fd ("stop TID HEX"), check STOPPED,
  *                      RESUME it; until the program exits (-ENOTCONN)
+ *   dbg_client interrupt PID  the same, after INTERRUPT_ALL (every 2 ms until threads
+ *                      stop); a thread slot stopping twice is an error
  * Prints "ok ..." lines; exits 1 with a message on the first failure. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -415,7 +417,7 @@ static void death(void)
 /* A debugger of a running program: connect, then for every EU_ATTENTION the new threads'
  * SSA slots through the VM fd ("stop TID HEX"), then RESUME them; until the target
  * detaches. */
-static void attach(pid_t tp)
+static void attach(pid_t tp, int interrupt)
 {
 	int drm = open_drm();
 	const int fd = connect_pid(drm, tp, 0);
@@ -432,7 +434,14 @@ static void attach(pid_t tp)
 	uint8_t done[128] = {0};
 	printf("connected\n");
 	fflush(stdout);
-	while ((rc = read_event(fd, &e, sizeof(e), 5 * S, NULL)) == 0 || rc == -EAGAIN) {
+	/* interrupt: INTERRUPT_ALL every 2 ms until the first attention */
+	while ((rc = read_event(fd, &e, sizeof(e), interrupt && !attentions ? 2000000 : 5 * S, NULL)) == 0 ||
+	       rc == -EAGAIN) {
+		if (rc && interrupt && !attentions && client) {
+			struct drm_zesim_eudebug_eu_control ia = {.client_handle = client,
+								  .cmd = ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT_ALL};
+			CHECK(xioctl(fd, ZESIM_EUDEBUG_IOCTL_EU_CONTROL, &ia) == 0, "INTERRUPT_ALL");
+		}
 		if (rc)
 			continue;
 		if (e.base.type == ZESIM_EUDEBUG_EVENT_VM && (e.base.flags & ZESIM_EUDEBUG_EVENT_CREATE) && vfd < 0) {
@@ -472,8 +481,14 @@ static void attach(pid_t tp)
 							  .cmd = ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED,
 							  .bitmask_size = bs, .bitmask_ptr = (uintptr_t)now};
 		CHECK(xioctl(fd, ZESIM_EUDEBUG_IOCTL_EU_CONTROL, &ec) == 0, "STOPPED");
-		for (uint32_t i = 0; i < bs; i++)
+		for (uint32_t i = 0; i < bs; i++) {
 			CHECK((now[i] & resume[i]) == resume[i], "STOPPED misses a thread of EU %u", i);
+			/* a thread resumed before that is stopped again: a second stop */
+			CHECK(!(now[i] & done[i] & ~resume[i]), "a thread of EU %u stopped twice (%#x)", i, now[i] & done[i]);
+		}
+		if (interrupt)
+			for (uint32_t i = 0; i < bs; i++)
+				done[i] |= resume[i]; /* one stop per thread slot: the kernel's threads are all resident */
 		ec = (struct drm_zesim_eudebug_eu_control){.client_handle = client,
 							   .cmd = ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME,
 							   .bitmask_size = bs, .bitmask_ptr = (uintptr_t)resume};
@@ -498,9 +513,11 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "death"))
 		death();
 	else if (argc == 3 && !strcmp(argv[1], "attach"))
-		attach((pid_t)atoi(argv[2]));
+		attach((pid_t)atoi(argv[2]), 0);
+	else if (argc == 3 && !strcmp(argv[1], "interrupt"))
+		attach((pid_t)atoi(argv[2]), 1);
 	else {
-		fprintf(stderr, "usage: dbg_client rules|death|attach PID (under the preload, ZESIM_SOCKET set)\n");
+		fprintf(stderr, "usage: dbg_client rules|death|attach PID|interrupt PID (under the preload, ZESIM_SOCKET set)\n");
 		return 2;
 	}
 	return 0;

@@ -64,13 +64,26 @@ class DebugConnectionTest(unittest.TestCase):
 
     @unittest.skipUnless(AS and KMD_CLIENT, "needs ZESIM_AS and ZESIM_KMD_CLIENT")
     def test_breakpoint_stop_slot_resume(self):
+        src = vadd_source().replace("add (16) r24:f r20:f r22:f", "add (16) r24:f r20:f r22:f {bp}")
+        self.assertIn("{bp}", src)
+        self.debug_run(src, "attach", reason=1)
+
+    @unittest.skipUnless(AS and KMD_CLIENT, "needs ZESIM_AS and ZESIM_KMD_CLIENT")
+    def test_interrupt_all_long_kernel(self):
+        # The vector add with a delay loop before its store: INTERRUPT_ALL stops every
+        # thread (all four resident on tiny's 8 thread slots) once, with reason halt.
+        delay = ("        mov (16) r30:d 200000:d\n        do (16)\n            add (16) r30:d r30:d -1:d\n"
+                 "            cmp.gt.f0 (16) null r30:d 0:d\n        (f0) while (16)\n")
+        src = vadd_source().replace("        send.store", delay + "        send.store")
+        self.assertIn("while", src)
+        self.debug_run(src, "interrupt", reason=3)
+
+    def debug_run(self, src, mode, reason):
         from test_debug_sip import decode_slot, slot_vs_snapshot  # the model's test: offsets of zesim_ssa.h
         import tempfile
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
-        src = vadd_source().replace("add (16) r24:f r20:f r22:f", "add (16) r24:f r20:f r22:f {bp}")
-        self.assertIn("{bp}", src)
-        elf = assemble(tmp.name, {"vaddbp": src})["vaddbp"]
+        elf = assemble(tmp.name, {"k": src})["k"]
         groups = 4  # SIMD16, 16 work items a group: one thread each
         target = subprocess.Popen([KMD_CLIENT, "vadd", elf, str(groups)], env={**self.env, "KMD_CLIENT_GO_ON_STDIN": "1"},
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -85,7 +98,7 @@ class DebugConnectionTest(unittest.TestCase):
             target.kill()
             self.fail("the target did not get ready: " + "".join(seen) + target.stderr.read())
         pid = int(line.split()[1])
-        dbg = subprocess.Popen([CLIENT, "attach", str(pid)], env=self.env, stdout=subprocess.PIPE,
+        dbg = subprocess.Popen([CLIENT, mode, str(pid)], env=self.env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: dbg.poll() is None and dbg.kill())
         if dbg.stdout.readline().strip() != "connected":
@@ -107,11 +120,11 @@ class DebugConnectionTest(unittest.TestCase):
         self.assertEqual(sorted(stop_snaps), sorted(t for t, _ in stops), f"snapshots of {sorted(stop_snaps)}")
         for tid, hexslot in stops:
             snap = stop_snaps[tid]
-            self.assertEqual(snap["reason"], 1, snap)
+            self.assertEqual(snap["reason"], reason, {k: snap[k] for k in ("tid", "reason", "ip")})
             self.assertEqual(tid, snap["eu"] * 8 + snap["slot"])
             probs = slot_vs_snapshot(decode_slot(hexslot), snap)
             self.assertEqual(probs, [], f"thread {tid}: the slot read through the VM fd differs from the ledger")
-        print(f"breakpoint: {len(stops)} threads stopped once each, slots equal the ledger, kernel completed")
+        print(f"{mode}: {len(stops)} threads stopped once each (reason {reason}), slots equal the ledger, kernel completed")
 
 
 if __name__ == "__main__":
