@@ -709,6 +709,16 @@ static void c_release(zk_fd_t *fd)
 	free(c);
 }
 
+/* The whole of `len` bytes into the call's out buffer (-EFAULT: none, or too small). */
+static int copy_to_out(zk_out_blob_t *out, unsigned nout, const void *src, uint32_t len)
+{
+	if (nout < 1 || !out[0].data || out[0].len < len)
+		return -EFAULT;
+	memcpy(out[0].data, src, len);
+	out[0].len = len;
+	return 0;
+}
+
 static int read_event(conn_t *c, struct drm_zesim_eudebug_read_event *r, zk_out_blob_t *out, unsigned nout)
 {
 	if (r->flags)
@@ -720,10 +730,9 @@ static int read_event(conn_t *c, struct drm_zesim_eudebug_read_event *r, zk_out_
 		r->event_size = e->len;
 		return -EMSGSIZE;
 	}
-	if (nout < 1 || !out[0].data || out[0].len < e->len)
-		return -EFAULT;
-	memcpy(out[0].data, e->data, e->len);
-	out[0].len = e->len;
+	const int rc = copy_to_out(out, nout, e->data, e->len);
+	if (rc)
+		return rc;
 	r->event_size = e->len;
 	c->head = e->next;
 	if (!c->head)
@@ -815,17 +824,17 @@ static int eu_control(conn_t *c, struct drm_zesim_eudebug_eu_control *e, const z
 			halts_started(k);
 		}
 		break;
-	case ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED:
+	case ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED: {
 		if (e->bitmask_size < bs)
 			return -EINVAL;
-		if (nout < 1 || !out[0].data || out[0].len < bs)
-			return -EFAULT;
 		if (mine)
 			read_attention(k, attn);
-		memcpy(out[0].data, attn, bs);
-		out[0].len = bs;
+		const int rc = copy_to_out(out, nout, attn, bs);
+		if (rc)
+			return rc;
 		e->bitmask_size = bs;
 		break;
+	}
 	case ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME:
 	case ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT: {
 		if (!e->bitmask_size)
@@ -876,12 +885,12 @@ static int read_metadata(conn_t *c, struct drm_zesim_eudebug_read_metadata *r, z
 		r->size = m->elf_size;
 		return -ENOSPC;
 	}
-	if (nout < 1 || !out[0].data || out[0].len < m->elf_size)
-		return -EFAULT;
-	memcpy(out[0].data, m->elf, m->elf_size);
-	out[0].len = (uint32_t)m->elf_size;
-	r->size = m->elf_size;
-	return 0;
+	if (m->elf_size > UINT32_MAX)
+		return -EFAULT; /* larger than any out buffer */
+	const int rc = copy_to_out(out, nout, m->elf, (uint32_t)m->elf_size);
+	if (!rc)
+		r->size = m->elf_size;
+	return rc;
 }
 
 static int info(conn_t *c, struct drm_zesim_eudebug_info *i)
