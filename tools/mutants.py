@@ -161,6 +161,10 @@ MUTANTS = [
          find='\te->seqno = ++c->seqno;\n\treturn 0;',
          repl='\te->seqno = c->seqno;\n\treturn 0;',
          tests="-R 'kmd_debug$'", why='EU_CONTROL does not take a new seqno'),
+    dict(id='dbg-stale-attention-kept', file='kmd_shim/kernel/debug.c',
+         find='\tread_attention(k, stale);\n\tresume_threads(k, stale, 0);',
+         repl='\tread_attention(k, stale);',
+         tests="-R 'kmd_debug$'", why='attention left by a failed job is still there when the next job starts'),
     # ---- page tables -------------------------------------------------------------------
     dict(id="pt-64k-last-page", file="kmd_shim/kernel/vm.c", issue18=2,
          find="		const uint64_t idx = zs_pt_leaf_index(a, big);\n		zk_wr64(k, (e & ZS_PTE_ADDR_MASK) + idx",

@@ -510,6 +510,14 @@ void zk_debug_submit(zk_kmd_t *k, const zk_job_t *j)
 	struct zk_dbg *d = k->dbg;
 	if (!d->area_pa)
 		return;
+	/* Nothing runs between jobs: attention left in the unit is stale (its job was
+	 * failed or cancelled without the unit seeing its threads end): resume it, and
+	 * forget what was reported, so a thread stopping in the same slot is news. */
+	uint32_t stale[MAX_WORDS] = {0};
+	read_attention(k, stale);
+	resume_threads(k, stale, 0);
+	memset(d->reported, 0, sizeof(d->reported));
+	cancel_halts(k);
 	const int on = d->sip && j->file->debuggable;
 	if (on) {
 		const uint64_t sip = ZESIM_DEBUG_AREA_VA, ssa = ZESIM_DEBUG_AREA_VA + SSA_OFFSET + STATE_AREA_OFFSET;

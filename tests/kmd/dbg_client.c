@@ -19,6 +19,8 @@
  *                      RESUME it; until the program exits (-ENOTCONN)
  *   dbg_client interrupt PID  the same, after INTERRUPT_ALL (every 2 ms until threads
  *                      stop); a thread slot stopping twice is an error
+ *   dbg_client die PID attach, and at the first EU_ATTENTION kill itself (SIGKILL) with
+ *                      the threads stopped
  * Prints "ok ..." lines; exits 1 with a message on the first failure. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -417,7 +419,7 @@ static void death(void)
 /* A debugger of a running program: connect, then for every EU_ATTENTION the new threads'
  * SSA slots through the VM fd ("stop TID HEX"), then RESUME them; until the target
  * detaches. */
-static void attach(pid_t tp, int interrupt)
+static void attach(pid_t tp, int interrupt, int die)
 {
 	int drm = open_drm();
 	const int fd = connect_pid(drm, tp, 0);
@@ -460,6 +462,12 @@ static void attach(pid_t tp, int interrupt)
 		const struct drm_zesim_eudebug_event_eu_attention *a = (const void *)e.raw;
 		CHECK(a->bitmask_size == bs && vfd >= 0, "attention: size %u", a->bitmask_size);
 		attentions++;
+		if (die) {
+			/* a debugger that dies with threads stopped: the KMD resumes them */
+			printf("dying with threads stopped\n");
+			fflush(stdout);
+			kill(getpid(), SIGKILL);
+		}
 		uint8_t resume[128] = {0};
 		for (uint32_t eu = 0; eu < bs; eu++)
 			for (uint32_t t = 0; t < 8; t++) {
@@ -513,11 +521,13 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "death"))
 		death();
 	else if (argc == 3 && !strcmp(argv[1], "attach"))
-		attach((pid_t)atoi(argv[2]), 0);
+		attach((pid_t)atoi(argv[2]), 0, 0);
 	else if (argc == 3 && !strcmp(argv[1], "interrupt"))
-		attach((pid_t)atoi(argv[2]), 1);
+		attach((pid_t)atoi(argv[2]), 1, 0);
+	else if (argc == 3 && !strcmp(argv[1], "die"))
+		attach((pid_t)atoi(argv[2]), 0, 1);
 	else {
-		fprintf(stderr, "usage: dbg_client rules|death|attach PID|interrupt PID (under the preload, ZESIM_SOCKET set)\n");
+		fprintf(stderr, "usage: dbg_client rules|death|attach PID|interrupt PID|die PID (under the preload, ZESIM_SOCKET set)\n");
 		return 2;
 	}
 	return 0;

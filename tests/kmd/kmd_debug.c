@@ -858,8 +858,29 @@ static void target_exit(zk_file_t *me)
 	       "after the target died: rc %d, last event %u %#x", rc, last, lastflags);
 	EXPECT(zk_idle(k), "the dead target's job still runs");
 	zk_fd_close(fd);
-	zs_hw_mmio_write(hw, ZS_REG_DBG_ALL, 4); /* the fake unit knows no engine reset: resume all */
-	printf("ok target exit: %d events then OPEN DESTROY, -ENOTCONN, its job gone\n", n);
+	/* The fake unit knows no engine reset: thread 1 is still in attention.  The next job
+	 * starts with it resumed, and a thread stopping in that slot is reported again. */
+	EXPECT(attn_word(0) == 2, "the fake unit's attention %#x", attn_word(0));
+	pid_t pid2 = spawn(0);
+	target_t t2 = target(pid2);
+	EXPECT(connect_pid(me, (uint64_t)pid2, 0, &fd) == 0, "connect 2");
+	seq = 0;
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_OPEN, ZESIM_EUDEBUG_EVENT_CREATE, "OPEN");
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_VM, ZESIM_EUDEBUG_EVENT_CREATE, "VM");
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_EXEC_QUEUE, ZESIM_EUDEBUG_EVENT_CREATE, "queue");
+	start_job(&t2);
+	EXPECT(attn_word(0) == 0, "stale attention not resumed at the next job: %#x", attn_word(0));
+	EXPECT(fake_hw_dbg_stop(hw, 1, 1), "stop in the same slot");
+	zk_service(k);
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_EU_ATTENTION, ZESIM_EUDEBUG_EVENT_STATE_CHANGE, "the new stop");
+	EXPECT(e.attn.bitmask[0] == 2, "bitmap %#x", e.attn.bitmask[0]);
+	zk_fd_close(fd); /* resumes it */
+	EXPECT(attn_word(0) == 0, "not resumed");
+	end_job();
+	zk_close(t2.f);
+	reap(pid2);
+	printf("ok target exit: %d events then OPEN DESTROY, -ENOTCONN, its job gone; stale attention resumed at the "
+	       "next job, a new stop in that slot reported\n", n);
 }
 
 int main(void)

@@ -78,6 +78,13 @@ class DebugConnectionTest(unittest.TestCase):
         self.assertIn("while", src)
         self.debug_run(src, "interrupt", reason=3)
 
+    @unittest.skipUnless(AS and KMD_CLIENT, "needs ZESIM_AS and ZESIM_KMD_CLIENT")
+    def test_debugger_killed_with_threads_stopped(self):
+        # The breakpoint kernel; the debugger dies (SIGKILL) at its first EU_ATTENTION:
+        # the KMD resumes the stopped threads, the kernel completes with the right sums.
+        src = vadd_source().replace("add (16) r24:f r20:f r22:f", "add (16) r24:f r20:f r22:f {bp}")
+        self.debug_run(src, "die", reason=1)
+
     def debug_run(self, src, mode, reason):
         from test_debug_sip import decode_slot, slot_vs_snapshot  # the model's test: offsets of zesim_ssa.h
         import tempfile
@@ -111,6 +118,18 @@ class DebugConnectionTest(unittest.TestCase):
         log = f"target:\n{tout}{terr}\ndebugger:\n{dout}{derr}\ndaemon:\n{self.daemon.stderr()[-3000:]}"
         self.assertEqual(target.returncode, 0, log)
         self.assertIn(f"{groups * 16} results correct", tout, log)
+        if mode == "die":
+            self.assertEqual(dbg.returncode, -9, log)
+            self.assertIn("dying with threads stopped", dout, log)
+            snaps = [json.loads(ln) for ln in zedaemon_lines(self.daemon.query(22))]
+            stopped = {s["tid"] for s in snaps if s["kind"] == "stop"}
+            self.assertEqual(len(stopped), groups, "every thread stops once at its breakpoint: " + log)
+            self.assertEqual(sum(s["kind"] == "resume" for s in snaps), groups, "every thread resumed: " + log)
+            st = self.daemon.kmd_stats()
+            self.assertGreaterEqual(st["debug_resumes"], 1, st)
+            print(f"die: {len(stopped)} threads stopped, the debugger killed, the KMD resumed "
+                  f"{st['debug_resumes']} threads itself, kernel completed")
+            return
         self.assertEqual(dbg.returncode, 0, log)
         stops = [(int(w[1]), w[2]) for w in (ln.split() for ln in dout.splitlines()) if w and w[0] == "stop"]
         snaps = [json.loads(ln) for ln in zedaemon_lines(self.daemon.query(22))]
