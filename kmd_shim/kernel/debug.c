@@ -579,17 +579,16 @@ void zk_debug_irq(zk_kmd_t *k)
 	uint8_t buf[sizeof(struct drm_zesim_eudebug_event_pagefault) + MAX_THREADS / 8];
 	if (pf) {
 		/* The address: the fault registers (docs/memory.md §5) when they hold one, else
-		 * what the system routine saved in the faulting thread's cr0.3. */
+		 * what the hardware saved in the first faulting thread's slot (the SP dwords 2-3
+		 * of a page-fault stop: the whole address, docs/debug.md §2.3). */
 		uint64_t addr = 0;
 		if (ZS_FIELD_GET(rd(k, ZS_REG_FAULT_STATUS), FAULT_STATUS, VALID)) {
 			addr = zk_read_counter(k, ZS_REG_FAULT_ADDR_LO);
 		} else {
 			for (uint32_t w = 0; w < d->nwords && !addr; w++)
-				if (faulted[w]) {
-					uint32_t a32;
-					memcpy(&a32, slot_of(k, w * 32 + (uint32_t)__builtin_ctz(faulted[w])) + ZESIM_SSA_CR_OFFSET + 12, 4);
-					addr = a32;
-				}
+				if (faulted[w])
+					memcpy(&addr,
+					       slot_of(k, w * 32 + (uint32_t)__builtin_ctz(faulted[w])) + ZESIM_SSA_SP_OFFSET + 8, 8);
 		}
 		struct drm_zesim_eudebug_event_pagefault *e = (void *)buf;
 		memset(buf, 0, sizeof(buf));
