@@ -48,13 +48,24 @@ DebugBlock::DebugBlock(const GtConfig &cfg, DebugMode mode, Gt &gt, std::functio
 DebugBlock::~DebugBlock()
 {
     gt_.set_debug(nullptr);
+    gt_.set_debug_requests(false);
     close_trace();
 }
 
 void DebugBlock::clock(const DebugIn &in, uint64_t cycle)
 {
-    // Waveform time: 2 x the GT cycle, or later when one cycle has several clocks.
-    const uint64_t t = std::max<uint64_t>(2 * cycle, clocks_ ? last_time_ + 2 : 0);
+    step(in, cycle);
+    // In a waveform every event is a pulse: a quiet clock follows it (no input, so the
+    // state is unchanged and only the interrupt pulse ends).
+    if (traced_)
+        step(DebugIn{}, cycle);
+}
+
+void DebugBlock::step(const DebugIn &in, uint64_t cycle)
+{
+    // Waveform time: 4 x the GT cycle (an event and its quiet clock), or later when one
+    // cycle has several events.
+    const uint64_t t = std::max<uint64_t>(4 * cycle, clocks_ ? last_time_ + 2 : 0);
     last_time_ = t;
     clocks_++;
     bool irq;
@@ -79,6 +90,7 @@ void DebugBlock::clock(const DebugIn &in, uint64_t cycle)
     any_req_ = false;
     for (uint32_t w = 0; w < DebugTwin::kWords; w++)
         any_req_ |= (halt_[w] | exc_[w]) != 0;
+    gt_.set_debug_requests(any_req_);
     if (irq)
         irq_(ZS_FIELD_MASK(IRQ_STATUS, DEBUG));
 }

@@ -44,7 +44,7 @@ public:
     void write(uint32_t off, uint32_t value);
     // Engine reset: the model-side registers keep their values (the KMD reprograms them).
 
-    // FST waveform of the unit (RTL modes only; else false), time = 2 x GT cycle.
+    // FST waveform of the unit (RTL modes only; else false), time = 4 x GT cycle.
     bool open_trace(const std::string &path);
     void close_trace();
     uint64_t clocks() const { return clocks_; }
@@ -55,7 +55,6 @@ public:
     uint64_t sip_va() const override { return uint64_t(sip_hi_) << 32 | sip_lo_; }
     uint64_t ssa_va() const override { return uint64_t(ssa_hi_) << 32 | ssa_lo_; }
     uint32_t slot_size() const override { return slot_size_; }
-    bool any_request() const override { return any_req_; }
     bool halt_request(uint32_t tid) const override { return DebugTwin::bit(halt_, tid); }
     bool exc_request(uint32_t tid) const override { return DebugTwin::bit(exc_, tid); }
     bool attention(uint32_t tid) const override { return DebugTwin::bit(attn_, tid); }
@@ -63,7 +62,8 @@ public:
     void end(uint64_t cycle, uint32_t tid) override;
 
 private:
-    void clock(const DebugIn &in, uint64_t cycle);
+    void clock(const DebugIn &in, uint64_t cycle);  // an event (with a quiet clock after it while traced)
+    void step(const DebugIn &in, uint64_t cycle);   // one clock of the unit
 
     DebugMode mode_;
     bool indexable_;

@@ -230,9 +230,10 @@ public:
         zk_set_fault_mode(kmd_, opt_.fault_continue ? ZK_FAULT_CONTINUE : ZK_FAULT_FAIL);
         zk_set_timeslice(kmd_, opt_.timeslice_cycles);
         zk_set_test_channel(kmd_, opt_.test_channel);
-        // The system routine of EU debug (firmware/sip.zeasm, docs/debug.md 2.5).
-        if (zk_set_sip(kmd_, zs_sip_bin, zs_sip_size))
-            throw std::runtime_error("the KMD refused the system routine");
+        // The system routine of EU debug (firmware/sip.zeasm), installed by the KMD
+        // in the debug area at the first debug connection (docs/kmd.md §14).
+        if (zk_set_sip(kmd_, zs_sip_bin, zs_sip_size) != 0)
+            throw std::runtime_error("the KMD refused the system routine (" + std::to_string(zs_sip_size) + " bytes)");
         // The fd budget (docs/daemon.md §5): the reserve for the daemon itself
         // (and fds queued in output buffers), then connections, then memfds of
         // GEM objects; so neither clients nor objects can starve accept().

@@ -6,16 +6,14 @@
 Sources under ROOT:
   driver/             may include only system headers (<...>), the Level Zero headers
                       (<level_zero/...>), the uAPI ("uapi/zesim_drm.h", its ioctl table
-                      "uapi/zesim_ioctl_table.h" and the state save area's layout
-                      "uapi/zesim_ssa.h"), the ISA / module / command / OA report
+                      "uapi/zesim_ioctl_table.h", the state save area "uapi/zesim_ssa.h"), the ISA / module / command / OA report
                       headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
                       "zs/oa_report.h", "zs/oa_events.def"), the program-snapshot
                       extension ("zs/zex_program_snapshot.h") and the debug-notifier one
                       ("zs/zex_debug_notifier.h"), the ISA disassembler
                       ("zdis.h", the zeisa snapshot's text) and its own headers (files of driver/);
   kmd_shim/kernel/    may not include a model or simulator header (model/, sim/, rtl/,
-                      Verilator, SystemC): only system headers, its own, the uAPI (with
-                      "uapi/zesim_ssa.h") and the
+                      Verilator, SystemC): only system headers, its own, the uAPI and the
                       hardware interface's headers ("zs/hw_if.h", "zs/gpu_cmds.h",
                       "zs/gpu_regs.def", "zs/pt_format.h", "zs/oa_report.h");
   kmd_shim/preload/   like driver/, without the Level Zero headers, plus the wire protocol
@@ -40,8 +38,8 @@ DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h",
              "zs/zex_debug_notifier.h"}
 GENERATED = {"driver": {"spv_grammar.h", "zs_tracer_gen.h"}}  # the driver's own headers generated at build time
 PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
-KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",
-             "zs/oa_report.h"}
+KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h", "zs/hw_if.h", "zs/gpu_cmds.h",
+             "zs/gpu_regs.def", "zs/pt_format.h", "zs/oa_report.h", "zs/sip.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 
 

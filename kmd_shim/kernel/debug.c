@@ -510,6 +510,14 @@ void zk_debug_submit(zk_kmd_t *k, const zk_job_t *j)
 	struct zk_dbg *d = k->dbg;
 	if (!d->area_pa)
 		return;
+	/* Nothing runs between jobs: attention left in the unit is stale (its job was
+	 * failed or cancelled without the unit seeing its threads end): resume it, and
+	 * forget what was reported, so a thread stopping in the same slot is news. */
+	uint32_t stale[MAX_WORDS] = {0};
+	read_attention(k, stale);
+	resume_threads(k, stale, 0);
+	memset(d->reported, 0, sizeof(d->reported));
+	cancel_halts(k);
 	const int on = d->sip && j->file->debuggable;
 	if (on) {
 		const uint64_t sip = ZESIM_DEBUG_AREA_VA, ssa = ZESIM_DEBUG_AREA_VA + SSA_OFFSET + STATE_AREA_OFFSET;
@@ -571,17 +579,16 @@ void zk_debug_irq(zk_kmd_t *k)
 	uint8_t buf[sizeof(struct drm_zesim_eudebug_event_pagefault) + MAX_THREADS / 8];
 	if (pf) {
 		/* The address: the fault registers (docs/memory.md §5) when they hold one, else
-		 * what the system routine saved in the faulting thread's cr0.3. */
+		 * what the hardware saved in the first faulting thread's slot (the SP dwords 2-3
+		 * of a page-fault stop: the whole address, docs/debug.md §2.3). */
 		uint64_t addr = 0;
 		if (ZS_FIELD_GET(rd(k, ZS_REG_FAULT_STATUS), FAULT_STATUS, VALID)) {
 			addr = zk_read_counter(k, ZS_REG_FAULT_ADDR_LO);
 		} else {
 			for (uint32_t w = 0; w < d->nwords && !addr; w++)
-				if (faulted[w]) {
-					uint32_t a32;
-					memcpy(&a32, slot_of(k, w * 32 + (uint32_t)__builtin_ctz(faulted[w])) + ZESIM_SSA_CR_OFFSET + 12, 4);
-					addr = a32;
-				}
+				if (faulted[w])
+					memcpy(&addr,
+					       slot_of(k, w * 32 + (uint32_t)__builtin_ctz(faulted[w])) + ZESIM_SSA_SP_OFFSET + 8, 8);
 		}
 		struct drm_zesim_eudebug_event_pagefault *e = (void *)buf;
 		memset(buf, 0, sizeof(buf));
@@ -709,6 +716,16 @@ static void c_release(zk_fd_t *fd)
 	free(c);
 }
 
+/* The whole of `len` bytes into the call's out buffer (-EFAULT: none, or too small). */
+static int copy_to_out(zk_out_blob_t *out, unsigned nout, const void *src, uint32_t len)
+{
+	if (nout < 1 || !out[0].data || out[0].len < len)
+		return -EFAULT;
+	memcpy(out[0].data, src, len);
+	out[0].len = len;
+	return 0;
+}
+
 static int read_event(conn_t *c, struct drm_zesim_eudebug_read_event *r, zk_out_blob_t *out, unsigned nout)
 {
 	if (r->flags)
@@ -720,10 +737,9 @@ static int read_event(conn_t *c, struct drm_zesim_eudebug_read_event *r, zk_out_
 		r->event_size = e->len;
 		return -EMSGSIZE;
 	}
-	if (nout < 1 || !out[0].data || out[0].len < e->len)
-		return -EFAULT;
-	memcpy(out[0].data, e->data, e->len);
-	out[0].len = e->len;
+	const int rc = copy_to_out(out, nout, e->data, e->len);
+	if (rc)
+		return rc;
 	r->event_size = e->len;
 	c->head = e->next;
 	if (!c->head)
@@ -815,17 +831,17 @@ static int eu_control(conn_t *c, struct drm_zesim_eudebug_eu_control *e, const z
 			halts_started(k);
 		}
 		break;
-	case ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED:
+	case ZESIM_EUDEBUG_EU_CONTROL_CMD_STOPPED: {
 		if (e->bitmask_size < bs)
 			return -EINVAL;
-		if (nout < 1 || !out[0].data || out[0].len < bs)
-			return -EFAULT;
 		if (mine)
 			read_attention(k, attn);
-		memcpy(out[0].data, attn, bs);
-		out[0].len = bs;
+		const int rc = copy_to_out(out, nout, attn, bs);
+		if (rc)
+			return rc;
 		e->bitmask_size = bs;
 		break;
+	}
 	case ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME:
 	case ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT: {
 		if (!e->bitmask_size)
@@ -876,12 +892,12 @@ static int read_metadata(conn_t *c, struct drm_zesim_eudebug_read_metadata *r, z
 		r->size = m->elf_size;
 		return -ENOSPC;
 	}
-	if (nout < 1 || !out[0].data || out[0].len < m->elf_size)
-		return -EFAULT;
-	memcpy(out[0].data, m->elf, m->elf_size);
-	out[0].len = (uint32_t)m->elf_size;
-	r->size = m->elf_size;
-	return 0;
+	if (m->elf_size > UINT32_MAX)
+		return -EFAULT; /* larger than any out buffer */
+	const int rc = copy_to_out(out, nout, m->elf, (uint32_t)m->elf_size);
+	if (!rc)
+		r->size = m->elf_size;
+	return rc;
 }
 
 static int info(conn_t *c, struct drm_zesim_eudebug_info *i)

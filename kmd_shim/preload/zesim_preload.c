@@ -1189,30 +1189,21 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 	return (real_fopen64 ? real_fopen64 : real_fopen)(path, mode);
 }
 
-/* A secondary fd's fsync (the EU debug VM fd's: its writes are in GPU memory at once). */
-EXPORT int fsync(int fd)
+/* A secondary fd's fsync / fdatasync (the EU debug VM fd's: its writes are in GPU
+ * memory at once): 0; any other fd: the real function `name`. */
+static int sync_fd(int fd, const char *name)
 {
 	init();
 	conn_t *c = obj_of(fd);
 	if (c && c->secondary)
 		return 0;
-	static int (*real_fsync)(int);
-	if (!real_fsync)
-		real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-	return real_fsync(fd);
+	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
+	return real ? real(fd) : 0;
 }
 
-EXPORT int fdatasync(int fd)
-{
-	init();
-	conn_t *c = obj_of(fd);
-	if (c && c->secondary)
-		return 0;
-	static int (*real_fdatasync)(int);
-	if (!real_fdatasync)
-		real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-	return real_fdatasync(fd);
-}
+EXPORT int fsync(int fd) { return sync_fd(fd, "fsync"); }
+
+EXPORT int fdatasync(int fd) { return sync_fd(fd, "fdatasync"); }
 
 EXPORT int close(int fd)
 {

@@ -99,11 +99,27 @@ static int io(zk_file_t *f, unsigned long cmd, void *arg, const void *in, uint32
 	return zk_ioctl(f, cmd, arg, (uint32_t)_IOC_SIZE(cmd), &blob, in ? 1 : 0, NULL, 0);
 }
 
+/* The processes spawn made, killed when the test exits (also on a failure). */
+static pid_t spawned[16];
+static unsigned nspawned;
+static pid_t parent;
+
+static void kill_spawned(void)
+{
+	if (getpid() != parent)
+		return;
+	for (unsigned i = 0; i < nspawned; i++)
+		if (spawned[i] > 0)
+			kill(spawned[i], SIGKILL);
+}
+
 /* A process that only exists (a target or a debugger of some uid). */
 static pid_t spawn(uid_t uid)
 {
 	pid_t p = fork();
 	EXPECT(p >= 0, "fork");
+	if (p && nspawned < 16)
+		spawned[nspawned++] = p;
 	if (!p) {
 		if (uid && setresuid(uid, uid, uid))
 			_exit(2);
@@ -778,6 +794,19 @@ static void attention(zk_file_t *me)
 	/* slot of thread 25 (EU 3, thread 1) = 3 * 4 + 1 */
 	const uint64_t cmd13 = slot0 + (3 * THREADS + 1) * ZESIM_SSA_SLOT_SIZE + ZESIM_SSA_CMD_OFFSET;
 	EXPECT(zk_fd_pwrite(vfd, (const uint8_t *)&ready, 4, cmd13) == 4, "cmd READY");
+	/* a page fault without FAULT_* (the fault registers hold another): the address the
+	 * hardware saved in the slot's SP dwords 2-3 (docs/debug.md §2.3); thread 26 = EU 3,
+	 * thread 2, slot 3 * 4 + 2 */
+	const uint64_t fva = 0x345678a000ull;
+	EXPECT(zk_fd_pwrite(vfd, (const uint8_t *)&fva, 8,
+			    slot0 + (3 * THREADS + 2) * ZESIM_SSA_SLOT_SIZE + ZESIM_SSA_SP_OFFSET + 8) == 8,
+	       "SP dwords");
+	EXPECT(fake_hw_dbg_stop(hw, 26, 2), "page-fault stop 2");
+	zk_service(k);
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_PAGEFAULT, ZESIM_EUDEBUG_EVENT_STATE_CHANGE, "PAGEFAULT from the slot");
+	EXPECT(e.pf.pagefault_address == fva && e.pf.bitmask[3] == 4, "PAGEFAULT from the slot: %#llx %02x",
+	       (unsigned long long)e.pf.pagefault_address, e.pf.bitmask[3]);
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_EU_ATTENTION, ZESIM_EUDEBUG_EVENT_STATE_CHANGE, "attention after PF 2");
 	EXPECT(eu_control(fd, client, ZESIM_EUDEBUG_EU_CONTROL_CMD_INTERRUPT_ALL, NULL, 0, NULL) == 0, "INTERRUPT_ALL");
 	const uint64_t resumes = stats().debug_resumes;
 	zk_fd_close(vfd);
@@ -786,7 +815,7 @@ static void attention(zk_file_t *me)
 	zk_fd_t *fd2;
 	EXPECT(attn_word(0) == 0 && attn_word(1) == 0 && halt_word(0) == 0 && halt_word(1) == 0,
 	       "after the debugger left: attention %#x %#x halts %#x", attn_word(0), attn_word(1), halt_word(0));
-	EXPECT(stats().debug_resumes - resumes == 3, "resumed %llu threads, expected 3 (0, 25, 59)",
+	EXPECT(stats().debug_resumes - resumes == 4, "resumed %llu threads, expected 4 (0, 25, 26, 59)",
 	       (unsigned long long)(stats().debug_resumes - resumes));
 	/* read the slot's cmd back through a new connection's VM fd */
 	EXPECT(connect_pid(me, (uint64_t)pid, 0, &fd2) == 0, "reconnect");
@@ -799,7 +828,7 @@ static void attention(zk_file_t *me)
 	/* no debugger now: a stop is resumed by the KMD (the client had a debugger: SIP on) */
 	EXPECT(fake_hw_dbg_stop(hw, 2, 1), "stop without debugger");
 	zk_service(k);
-	EXPECT(attn_word(0) == 0 && stats().debug_resumes - resumes == 4, "not resumed without a debugger");
+	EXPECT(attn_word(0) == 0 && stats().debug_resumes - resumes == 5, "not resumed without a debugger");
 	end_job();
 	zk_set_job_timeout(k, 0);
 	zk_set_clock(k, NULL, NULL);
@@ -842,13 +871,36 @@ static void target_exit(zk_file_t *me)
 	       "after the target died: rc %d, last event %u %#x", rc, last, lastflags);
 	EXPECT(zk_idle(k), "the dead target's job still runs");
 	zk_fd_close(fd);
-	zs_hw_mmio_write(hw, ZS_REG_DBG_ALL, 4); /* the fake unit knows no engine reset: resume all */
-	printf("ok target exit: %d events then OPEN DESTROY, -ENOTCONN, its job gone\n", n);
+	/* The fake unit knows no engine reset: thread 1 is still in attention.  The next job
+	 * starts with it resumed, and a thread stopping in that slot is reported again. */
+	EXPECT(attn_word(0) == 2, "the fake unit's attention %#x", attn_word(0));
+	pid_t pid2 = spawn(0);
+	target_t t2 = target(pid2);
+	EXPECT(connect_pid(me, (uint64_t)pid2, 0, &fd) == 0, "connect 2");
+	seq = 0;
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_OPEN, ZESIM_EUDEBUG_EVENT_CREATE, "OPEN");
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_VM, ZESIM_EUDEBUG_EVENT_CREATE, "VM");
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_EXEC_QUEUE, ZESIM_EUDEBUG_EVENT_CREATE, "queue");
+	start_job(&t2);
+	EXPECT(attn_word(0) == 0, "stale attention not resumed at the next job: %#x", attn_word(0));
+	EXPECT(fake_hw_dbg_stop(hw, 1, 1), "stop in the same slot");
+	zk_service(k);
+	expect_event(fd, &e, ZESIM_EUDEBUG_EVENT_EU_ATTENTION, ZESIM_EUDEBUG_EVENT_STATE_CHANGE, "the new stop");
+	EXPECT(e.attn.bitmask[0] == 2, "bitmap %#x", e.attn.bitmask[0]);
+	zk_fd_close(fd); /* resumes it */
+	EXPECT(attn_word(0) == 0, "not resumed");
+	end_job();
+	zk_close(t2.f);
+	reap(pid2);
+	printf("ok target exit: %d events then OPEN DESTROY, -ENOTCONN, its job gone; stale attention resumed at the "
+	       "next job, a new stop in that slot reported\n", n);
 }
 
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	parent = getpid();
+	atexit(kill_spawned);
 	hw = fake_hw_create(64u << 20);
 	k = zk_create(hw);
 	EXPECT(k, "zk_create");
