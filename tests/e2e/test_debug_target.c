@@ -59,9 +59,8 @@ int main(int argc, char **argv)
 		groups = 1;
 		out = e2e_alloc_shared(&e, n * 4);
 		memset(out, 0, n * 4);
-		/* never mapped; below 4 GiB: the PAGEFAULT event's address comes from cr0.3, 32 bits
-		 * (driver/README.md "Program debugging", limitations) */
-		const uint64_t bad = 0x10000ull;
+		/* never mapped; above 4 GiB (cr0.3 has 32 bits, the event the whole address) */
+		const uint64_t bad = 0x100000001000ull;
 		printf("bad 0x%llx\n", (unsigned long long)bad);
 		fflush(stdout);
 		e2e_arg_t args[] = {{sizeof(bad), &bad}, {sizeof(out), &out}};
