@@ -83,7 +83,7 @@ struct zk_dbg {
 	uint32_t global_eus, nslots, nwords;
 	uint8_t *sip;
 	uint32_t sip_len;
-	uint64_t area_pa, area_size; /* 0: not allocated yet (first CONNECT) */
+	uint64_t area_pa, area_size; /* area_pa 0: not allocated yet (first CONNECT) */
 	int mode_on;		     /* DBG_MODE was programmed for the last job */
 	uint32_t reported[MAX_WORDS]; /* attention bits already reported (or resumed) */
 	/* pending halt requests (INTERRUPT_ALL / INTERRUPT): cancelled after a bound */
@@ -104,11 +104,10 @@ int zk_debug_init(zk_kmd_t *k)
 	d->global_eus = k->slices * k->subslices * k->eus;
 	d->nslots = d->global_eus * k->threads;
 	d->nwords = (d->global_eus * 8 + 31) / 32;
-	const uint64_t size = (SSA_OFFSET + STATE_AREA_OFFSET + (uint64_t)d->nslots * ZESIM_SSA_SLOT_SIZE + PAGE64K - 1) &
-			      ~(uint64_t)(PAGE64K - 1);
+	d->area_size = (SSA_OFFSET + STATE_AREA_OFFSET + (uint64_t)d->nslots * ZESIM_SSA_SLOT_SIZE + PAGE64K - 1) &
+		       ~(uint64_t)(PAGE64K - 1); /* allocated at the first CONNECT (area_pa) */
 	d->supported = k->threads && k->threads <= 8 && d->global_eus && d->global_eus * 8 <= MAX_THREADS &&
-		       size <= ZESIM_DEBUG_AREA_SIZE;
-	d->area_size = 0;
+		       d->area_size <= ZESIM_DEBUG_AREA_SIZE;
 	return 0;
 }
 
@@ -197,14 +196,12 @@ static int area_alloc(zk_kmd_t *k)
 	struct zk_dbg *d = k->dbg;
 	if (d->area_pa)
 		return 0;
-	const uint64_t size = (SSA_OFFSET + STATE_AREA_OFFSET + (uint64_t)d->nslots * ZESIM_SSA_SLOT_SIZE + PAGE64K - 1) &
-			      ~(uint64_t)(PAGE64K - 1);
+	const uint64_t size = d->area_size;
 	uint64_t pa;
 	int rc = zk_phys_alloc(k, size, PAGE64K, &pa);
 	if (rc)
 		return rc;
 	d->area_pa = pa;
-	d->area_size = size;
 	area_fill(k);
 	wr(k, ZS_REG_IRQ_ENABLE, rd(k, ZS_REG_IRQ_ENABLE) | ZS_IRQ_DEBUG);
 	fprintf(stderr, "zesim-gpu: debug area: %llu KiB at 0x%llx (SIP %u bytes%s, %u state-save slots)\n",
