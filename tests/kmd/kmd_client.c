@@ -510,6 +510,14 @@ int main(int argc, char **argv)
 			die("INFO");
 		printf("oa: stream open, buffer %llu bytes\n", (unsigned long long)info.oa_buf_size);
 	}
+	if (getenv("KMD_CLIENT_GO_ON_STDIN")) {
+		/* A debugger attaches first (tests/kmd/test_debug.py): say so, wait for a line. */
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		char go[16];
+		if (!fgets(go, sizeof(go), stdin))
+			die("no go on standard input");
+	}
 	xioctl(DRM_IOCTL_ZESIM_EXEC, &ex, "EXEC");
 	printf("%s: submitted %u work items\n", argv[1], n);
 	FILE *oa_out = NULL;

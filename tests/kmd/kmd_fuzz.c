@@ -11,6 +11,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +72,25 @@ static const unsigned long cmds[] = {
 	DRM_IOCTL_ZESIM_VM_DESTROY, DRM_IOCTL_ZESIM_VM_BIND, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE,
 	DRM_IOCTL_ZESIM_EXEC_QUEUE_DESTROY, DRM_IOCTL_ZESIM_EXEC, DRM_IOCTL_ZESIM_WAIT_USER_FENCE,
 	DRM_IOCTL_ZESIM_OBSERVATION, DRM_IOCTL_ZESIM_PRIME_HANDLE_TO_FD, DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE,
+	DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY,
 };
+
+/* EU debug (docs/uapi.md §15): the pids the files have (this process, a child that only
+ * exists, fake ones), and the debug and VM fds CONNECT and VM_OPEN made, kept (attached,
+ * as the daemon would) and fuzzed until replaced or the end. */
+static int pids[4];
+#define NDBG 4
+static zk_fd_t *dbg_fds[NDBG], *vm_fds[NDBG];
+static int dummy_user;
+static long dbg_calls, dbg_ok, dbg_connects, vm_ios;
+
+static void keep_fd(zk_fd_t **slot, zk_fd_t *nf)
+{
+	if (*slot)
+		zk_fd_close(*slot);
+	zk_fd_attach(nf, &dummy_user);
+	*slot = nf;
+}
 
 /* The last fd PRIME_HANDLE_TO_FD gave (the KMD's own memfd, this is its process:
  * closed by the KMD when its object goes, the number perhaps reused since). */
@@ -80,6 +101,8 @@ static int allowed(int rc)
 	return rc == 0 || rc == ZK_PENDING || rc == -EINVAL || rc == -ENOENT || rc == -ENOMEM || rc == -EFAULT ||
 	       rc == -EEXIST || rc == -ENOTTY || rc == -ECANCELED || rc == -ENOSPC || rc == -EIO ||
 	       rc == -EMFILE || rc == -E2BIG || rc == -EADDRINUSE || rc == -EBUSY || rc == -EBADF ||
+	       rc == -ESRCH || rc == -EACCES || rc == -EOPNOTSUPP || rc == -ENOTCONN || rc == -EMSGSIZE ||
+	       rc == -EAGAIN || rc == -ESPIPE ||
 	       (rc > 0 && rc < 1000000);
 	/* rc > 0: an OA config id (OBSERVATION ADD_CONFIG) */
 }
@@ -367,6 +390,26 @@ static int one_ioctl(zk_file_t *f)
 		}
 		break;
 	}
+	case DRM_IOCTL_ZESIM_EUDEBUG_CONNECT:
+		a.dc.pid = rnd() % 8 ? (uint64_t)pids[rnd() % 4] : val(rnd() % 4);
+		a.dc.flags = (uint32_t)val(rnd() % 2);
+		break;
+	case DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE: {
+		const uint32_t len = (uint32_t)(rnd() % 8 ? 1 + rnd() % 256 : rnd() % 16384);
+		a.mc.type = val(0);
+		a.mc.user_addr = 0x9000;
+		a.mc.len = rnd() % 16 ? len : val(len);
+		a.mc.vm_id = (uint32_t)handle();
+		a.mc.load_addr = va();
+		a.mc.load_size = val(4096);
+		a.mc.ack_fence_addr = va();
+		a.mc.ack_fence_value = rnd();
+		in[nin++] = (zk_blob_t){inbuf[0], rnd() % 16 ? len : (uint32_t)(rnd() % 16384)};
+		break;
+	}
+	case DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY:
+		a.md.metadata_id = (uint32_t)handle();
+		break;
 	case DRM_IOCTL_ZESIM_WAIT_USER_FENCE:
 		a.w.addr = va();
 		a.w.op = (uint16_t)val(rnd() % 6);
@@ -423,7 +466,10 @@ static int one_ioctl(zk_file_t *f)
 	if (cmd == DRM_IOCTL_ZESIM_OBSERVATION && rc > 0)
 		oa_ids[rnd() % 4] = (uint64_t)rc;
 	zk_fd_t *nf = zk_fd_take_new(f_kmd);
-	if (nf && rnd() % 8)
+	dbg_connects += cmd == DRM_IOCTL_ZESIM_EUDEBUG_CONNECT && rc == 0;
+	if (nf && cmd == DRM_IOCTL_ZESIM_EUDEBUG_CONNECT && rc == 0 && rnd() % 4)
+		keep_fd(&dbg_fds[rnd() % NDBG], nf);
+	else if (nf && rnd() % 8)
 		zk_fd_close(nf);
 	const int pf = zk_prime_take_fd(f_kmd); /* as the daemon takes it */
 	if (pf >= 0)
@@ -443,6 +489,100 @@ static int one_ioctl(zk_file_t *f)
 	return rc;
 }
 
+/* A random call on a kept debug fd (its six ioctls, an unknown one, read) or VM fd. */
+static void one_fd_op(void)
+{
+	static uint8_t buf[16384], bits[256];
+	zk_fd_t *fd = dbg_fds[rnd() % NDBG];
+	zk_fd_t *vfd = vm_fds[rnd() % NDBG];
+	long rc;
+	if (vfd && rnd() % 3 == 0) {
+		const uint32_t len = (uint32_t)(rnd() % 2 ? rnd() % 64 : rnd() % sizeof(buf));
+		const uint64_t off = rnd() % 2 ? va() + rnd() % 8192 : val(ZESIM_DEBUG_AREA_VA + rnd() % (1u << 20));
+		rc = rnd() % 2 ? zk_fd_pread(vfd, buf, len, off) : zk_fd_pwrite(vfd, buf, len, off);
+		vm_ios++;
+		if (!(rc >= 0 && rc <= len) && rc != -EFAULT && rc != -EIO) {
+			fprintf(stderr, "kmd_fuzz: VM fd pread/pwrite of %u bytes at 0x%llx returned %ld\n", len,
+				(unsigned long long)off, rc);
+			abort();
+		}
+		return;
+	}
+	if (!fd)
+		return;
+	union {
+		struct drm_zesim_eudebug_read_event r;
+		struct drm_zesim_eudebug_ack_event a;
+		struct drm_zesim_eudebug_vm_open v;
+		struct drm_zesim_eudebug_eu_control c;
+		struct drm_zesim_eudebug_read_metadata m;
+		struct drm_zesim_eudebug_info i;
+		uint8_t raw[128];
+	} a;
+	memset(&a, 0, sizeof(a));
+	static const unsigned long fcmds[] = {ZESIM_EUDEBUG_IOCTL_READ_EVENT, ZESIM_EUDEBUG_IOCTL_ACK_EVENT,
+					      ZESIM_EUDEBUG_IOCTL_VM_OPEN, ZESIM_EUDEBUG_IOCTL_EU_CONTROL,
+					      ZESIM_EUDEBUG_IOCTL_READ_METADATA, ZESIM_EUDEBUG_IOCTL_INFO};
+	const unsigned long cmd = rnd() % 16 ? fcmds[rnd() % 6] : (unsigned long)rnd();
+	zk_blob_t in = {bits, 0};
+	zk_out_blob_t out = {buf, (uint32_t)(rnd() % 1024)};
+	unsigned nin = 0, nout = rnd() % 8 ? 1 : 0;
+	const uint64_t client = rnd() % 4 ? 1 + rnd() % 12 : val(0); /* serials are small */
+	switch (cmd) {
+	case ZESIM_EUDEBUG_IOCTL_READ_EVENT:
+		a.r.event_size = (uint32_t)(rnd() % 2 ? out.len : val(64));
+		a.r.flags = (uint32_t)val(0);
+		break;
+	case ZESIM_EUDEBUG_IOCTL_ACK_EVENT:
+		a.a.type = (uint32_t)val(ZESIM_EUDEBUG_EVENT_MODULE);
+		a.a.seqno = val(rnd() % 32);
+		break;
+	case ZESIM_EUDEBUG_IOCTL_VM_OPEN:
+		a.v.client_handle = client;
+		a.v.vm_handle = handle();
+		a.v.flags = val(0);
+		break;
+	case ZESIM_EUDEBUG_IOCTL_EU_CONTROL:
+		a.c.client_handle = client;
+		a.c.cmd = (uint32_t)val(rnd() % 4);
+		a.c.bitmask_size = (uint32_t)val(4 * (rnd() % 5));
+		a.c.exec_queue_handle = rnd() % 2 ? 0 : handle();
+		for (unsigned i = 0; i < sizeof(bits); i++)
+			bits[i] = rnd() % 4 ? 0 : (uint8_t)rnd();
+		in.len = rnd() % 8 ? (a.c.bitmask_size < sizeof(bits) ? a.c.bitmask_size : 0) : (uint32_t)(rnd() % 64);
+		nin = in.len ? 1 : 0;
+		break;
+	case ZESIM_EUDEBUG_IOCTL_READ_METADATA:
+		a.m.client_handle = client;
+		a.m.metadata_handle = handle();
+		a.m.size = val(out.len);
+		break;
+	default:
+		break;
+	}
+	corrupt(&a, sizeof(a));
+	uint32_t size = (uint32_t)_IOC_SIZE(cmd);
+	if (size > sizeof(a) || rnd() % 16 == 0)
+		size = (uint32_t)(rnd() % sizeof(a));
+	rc = zk_fd_ioctl(fd, cmd, &a, size, &in, nin, &out, nout);
+	dbg_calls++;
+	dbg_ok += rc == 0;
+	zk_fd_t *nf = zk_fd_take_new(f_kmd);
+	if (nf && rc == 0 && cmd == ZESIM_EUDEBUG_IOCTL_VM_OPEN)
+		keep_fd(&vm_fds[rnd() % NDBG], nf);
+	else if (nf)
+		zk_fd_close(nf);
+	if (!allowed((int)rc) || (rc > 0 && rc != ZK_PENDING && cmd != ZESIM_EUDEBUG_IOCTL_VM_OPEN && rc < 1000000 && rc)) {
+		fprintf(stderr, "kmd_fuzz: debug fd ioctl 0x%lx returned %ld\n", cmd, rc);
+		abort();
+	}
+	if (nout && out.len > 1024) {
+		fprintf(stderr, "kmd_fuzz: debug fd ioctl 0x%lx wrote %u bytes into a smaller buffer\n", cmd, out.len);
+		abort();
+	}
+	(void)zk_fd_poll(fd);
+}
+
 int main(int argc, char **argv)
 {
 	state = argc > 1 ? strtoull(argv[1], NULL, 0) * 2654435761u + 1 : 1;
@@ -454,6 +594,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kmd_fuzz: the KMD refused the fake device\n");
 		return 1;
 	}
+	/* The pids of the files: this process, a child that only exists (a target CONNECT
+	 * may reach), two fake ones.  One connection first makes the debug area (kept until
+	 * zk_destroy, outside the leak check). */
+	const pid_t child = fork();
+	if (child < 0)
+		return 1;
+	if (!child) {
+		for (;;)
+			pause();
+	}
+	pids[0] = getpid(), pids[1] = child, pids[2] = 1000, pids[3] = 1001;
+	{
+		zk_file_t *t = zk_open(k, child), *d = zk_open(k, getpid());
+		struct drm_zesim_eudebug_connect c = {.pid = (uint64_t)child};
+		if (zk_ioctl(d, DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, &c, sizeof(c), NULL, 0, NULL, 0)) {
+			fprintf(stderr, "kmd_fuzz: CONNECT to a child process failed\n");
+			kill(child, SIGKILL);
+			return 1;
+		}
+		zk_close(d);
+		zk_close(t);
+	}
 	zk_stats_t start;
 	zk_get_stats(k, &start);
 	zk_file_t *files[3] = {0};
@@ -463,7 +625,12 @@ int main(int argc, char **argv)
 		if (!*f || rnd() % 5000 == 0) {
 			if (*f)
 				zk_close(*f);
-			*f = zk_open(k, 1000 + (int)(rnd() % 3));
+			*f = zk_open(k, pids[rnd() % 4]);
+			continue;
+		}
+		if (rnd() % 4 == 0) {
+			one_fd_op();
+			zk_service(k);
 			continue;
 		}
 		if (rnd() % 64 == 0) {
@@ -482,8 +649,18 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		if (files[i])
 			zk_close(files[i]);
+	for (int i = 0; i < NDBG; i++) {
+		if (dbg_fds[i])
+			zk_fd_close(dbg_fds[i]);
+		if (vm_fds[i])
+			zk_fd_close(vm_fds[i]);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	zk_stats_t end;
 	zk_get_stats(k, &end);
+	printf("kmd_fuzz: EU debug: %ld connections, %ld debug fd ioctls (%ld accepted), %ld VM fd reads/writes\n",
+	       dbg_connects, dbg_calls, dbg_ok, vm_ios);
 	printf("kmd_fuzz: %ld ioctls accepted, %ld rejected; %ld calls with a must-be-zero field set, all failed; peak objects in the last state: %u BOs, %u VMs, %u queues; "
 	       "%llu jobs completed\n",
 	       ok, rejected, must_fail_calls, mid.bos, mid.vms, mid.queues, (unsigned long long)end.jobs_completed);
