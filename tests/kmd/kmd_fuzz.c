@@ -75,7 +75,7 @@ static const unsigned long cmds[] = {
 	DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY,
 };
 
-/* EU debug (docs/uapi.md §15): the pids the files have (this process, a child that only
+/* EU debug (docs/uapi.md §16): the pids the files have (this process, a child that only
  * exists, fake ones), and the debug and VM fds CONNECT and VM_OPEN made, kept (attached,
  * as the daemon would) and fuzzed until replaced or the end. */
 static int pids[4];
