@@ -15,6 +15,7 @@
 
 #include "zs_cmdlist.h"
 #include "zs_context.h"
+#include "zs_debug.h"
 #include "zs_driver.h"
 #include "zs_event.h"
 #include "zs_memory.h"
@@ -417,6 +418,39 @@ ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze
 	return ZE_RESULT_SUCCESS;
 }
 
+/* ---- tools: program debugging (zs_debug.c; off unless ZET_ENABLE_PROGRAM_DEBUGGING=1 at
+ * zeInit: no ATTACH flag, zetDebugAttach answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) ---- */
+
+ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnGetDebugProperties = zs_device_get_debug_properties;
+	return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zetGetDebugProcAddrTable(ze_api_version_t version, zet_debug_dditable_t *t)
+{
+	ze_result_t r = check(version, t);
+	if (r)
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->pfnAttach = zs_debug_attach;
+	t->pfnDetach = zs_debug_detach;
+	t->pfnReadEvent = zs_debug_read_event;
+	t->pfnAcknowledgeEvent = zs_debug_acknowledge_event;
+	t->pfnInterrupt = zs_debug_interrupt;
+	t->pfnResume = zs_debug_resume;
+	t->pfnReadMemory = zs_debug_read_memory;
+	t->pfnWriteMemory = zs_debug_write_memory;
+	t->pfnGetRegisterSetProperties = zs_debug_get_register_set_properties;
+	t->pfnReadRegisters = zs_debug_read_registers;
+	t->pfnWriteRegisters = zs_debug_write_registers;
+	return ZE_RESULT_SUCCESS;
+}
+
 /* Tables with no implemented entry: images, samplers, the experimental ze tables, the rest of zet (debug, instrumentation)
  * and all of zes. */
 #define EMPTY_TABLE(getter, type)                                                                                     \
@@ -438,10 +472,8 @@ EMPTY_TABLE(zeGetKernelExpProcAddrTable, ze_kernel_exp_dditable_t)
 EMPTY_TABLE(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
 EMPTY_TABLE(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 
-EMPTY_TABLE(zetGetDeviceProcAddrTable, zet_device_dditable_t)
 EMPTY_TABLE(zetGetModuleProcAddrTable, zet_module_dditable_t)
 EMPTY_TABLE(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
-EMPTY_TABLE(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 
 EMPTY_TABLE(zesGetDriverProcAddrTable, zes_driver_dditable_t)
 EMPTY_TABLE(zesGetDeviceProcAddrTable, zes_device_dditable_t)

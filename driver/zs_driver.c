@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zs/zex_debug_notifier.h"
+#include "zs_debug.h"
 #include "zs_handle.h"
 #include "zs_metrics.h"
 #include "zs_module.h"
@@ -185,7 +187,9 @@ ze_result_t ZE_APICALL zs_init(ze_init_flags_t flags)
 				device_free(dev);
 				init_result = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 			} else if ((init_result = zs_metrics_init(dev)) == ZE_RESULT_SUCCESS) {
-				/* The tools' metrics when ZET_ENABLE_METRICS=1 (zs_metrics.c). */
+				/* The tools' metrics when ZET_ENABLE_METRICS=1 (zs_metrics.c), program
+				 * debugging when ZET_ENABLE_PROGRAM_DEBUGGING=1 (zs_debug.c). */
+				zs_debug_init(dev);
 				the_driver.device = dev;
 			}
 		}
@@ -250,6 +254,7 @@ static const ze_driver_extension_properties_t extensions[] = {
 	{ZE_PCI_PROPERTIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
 	{ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
 	{ZEX_PROGRAM_SNAPSHOT_EXP_NAME, ZEX_PROGRAM_SNAPSHOT_EXP_VERSION},
+	{ZEX_DEBUG_EVENT_NOTIFIER_EXP_NAME, ZEX_DEBUG_EVENT_NOTIFIER_EXP_VERSION},
 };
 
 ze_result_t ZE_APICALL zs_driver_get_extension_properties(ze_driver_handle_t hDriver, uint32_t *pCount,
@@ -277,6 +282,11 @@ ze_result_t ZE_APICALL zs_driver_get_extension_function_address(ze_driver_handle
 	/* Program snapshots add the one function outside the DDI tables. */
 	if (strcmp(name, ZEX_MODULE_GET_SNAPSHOT_STAGES_EXP_NAME) == 0) {
 		*ppFunctionAddress = (void *)zs_module_get_snapshot_stages;
+		return ZE_RESULT_SUCCESS;
+	}
+	/* The debug session's pollable notifier (zs_debug.c). */
+	if (strcmp(name, ZEX_DEBUG_GET_EVENT_NOTIFIER_EXP_NAME) == 0) {
+		*ppFunctionAddress = (void *)zs_debug_get_event_notifier;
 		return ZE_RESULT_SUCCESS;
 	}
 	*ppFunctionAddress = NULL;

@@ -30,6 +30,7 @@ typedef enum zs_type {
 	ZS_T_METRIC_QUERY,
 	ZS_T_TRACER,
 	ZS_T_PHYSICAL_MEM,
+	ZS_T_DEBUG_SESSION,
 } zs_type_t;
 
 /* Returns ZE_RESULT_SUCCESS or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY. */

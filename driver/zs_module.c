@@ -6,6 +6,7 @@
  * it (spirv/spv_link.c). */
 #define _GNU_SOURCE
 #include "zs_module.h"
+#include "zs_debug.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -475,7 +476,10 @@ ze_result_t ZE_APICALL zs_module_create(ze_context_handle_t hContext, ze_device_
 	r = zs_handle_add(mod, ZS_T_MODULE);
 	if (!r)
 		r = new_log(phBuildLog, ""); /* a successful build logs nothing */
+	if (!r && !atomic_load(&mod->unlinked))
+		r = zs_debug_module_loaded(mod); /* a debugger's MODULE_LOAD (ZET_ENABLE_PROGRAM_DEBUGGING=1) */
 	if (r) {
+		zs_debug_module_unloaded(mod);
 		zs_handle_remove(mod);
 		module_unref(mod);
 		return r;
@@ -488,6 +492,7 @@ ze_result_t ZE_APICALL zs_module_destroy(ze_module_handle_t hModule)
 {
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	zs_handle_remove(hModule);
+	zs_debug_module_unloaded((zs_module_t *)hModule);
 	module_unref((zs_module_t *)hModule);
 	return ZE_RESULT_SUCCESS;
 }
@@ -640,6 +645,9 @@ ze_result_t ZE_APICALL zs_module_dynamic_link(uint32_t numModules, ze_module_han
 		mod->text = s->text;
 		memcpy(mod->uuid, s->uuid, sizeof(mod->uuid));
 		atomic_store(&mod->unlinked, false);
+		const ze_result_t dr = zs_debug_module_loaded(mod);
+		if (dr && r == ZE_RESULT_SUCCESS)
+			r = dr;
 	}
 	free(staged);
 	const ze_result_t lr = new_log(phLinkLog, log.text ? log.text : "");
@@ -984,6 +992,10 @@ ze_result_t zs_kernel_dispatch(const zs_kernel_t *k, const ze_group_count_t *cou
 	const uint64_t groups = (uint64_t)count->groupCountX * count->groupCountY * count->groupCountZ;
 	if (groups >= (1ull << 32)) /* the walker's limit on the product */
 		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	/* A debugger sees the module before any of its code runs (zs_debug.c). */
+	const ze_result_t dr = zs_debug_module_wait(k->mod);
+	if (dr)
+		return dr;
 	d->kernel_va = k->va;
 	d->simd = k->k->simd;
 	d->grf = k->k->grf;

@@ -47,6 +47,11 @@ typedef struct zs_module {
 	zs_bo_t printf_buf;
 	uint32_t printf_size, printf_cursor, printf_dropped; /* under zs_printf.c's lock */
 	struct zs_module *printf_next;
+	/* Program debugging (zs_debug.c): the module's metadata id and the fence its
+	 * first launch waits for (NULL: no wait). */
+	uint32_t dbg_id;
+	volatile uint64_t *dbg_fence;
+	atomic_bool dbg_acked;
 } zs_module_t;
 
 /* zexModuleGetSnapshotStagesExp (ZEX_experimental_program_snapshot). */

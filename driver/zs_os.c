@@ -540,3 +540,81 @@ void zs_os_oa_stream_close(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+/* ---- EU debug ------------------------------------------------------------------ */
+
+int zs_os_debug_metadata_create(zs_os_t *os, const void *elf, uint64_t len, uint64_t load_addr, uint64_t load_size,
+				uint64_t fence_va, uint64_t fence_value, uint32_t *id)
+{
+	struct drm_zesim_debug_metadata_create c = {.type = ZESIM_DEBUG_METADATA_ELF_BINARY,
+						    .user_addr = (uintptr_t)elf, .len = len, .vm_id = os->vm_id,
+						    .load_addr = load_addr, .load_size = load_size,
+						    .ack_fence_addr = fence_va, .ack_fence_value = fence_value};
+	int rc = xioctl(os, DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, &c);
+	if (!rc)
+		*id = c.metadata_id;
+	return rc;
+}
+
+int zs_os_debug_metadata_destroy(zs_os_t *os, uint32_t id)
+{
+	struct drm_zesim_debug_metadata_destroy d = {.metadata_id = id};
+	return xioctl(os, DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, &d);
+}
+
+int zs_os_eudebug_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int rc;
+	do
+		rc = ioctl(fd, cmd, arg);
+	while (rc == -1 && errno == EINTR);
+	return rc < 0 ? -errno : rc;
+}
+
+int zs_os_eudebug_connect(uint64_t pid, uint32_t flags, int *drm_fd, int *debug_fd)
+{
+	const int fd = open(ZESIM_RENDER_NODE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct drm_zesim_eudebug_connect c = {.pid = pid, .flags = flags};
+	const int rc = zs_os_eudebug_ioctl(fd, DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, &c);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*drm_fd = fd;
+	*debug_fd = rc;
+	return 0;
+}
+
+int zs_os_vm_read(int vm_fd, uint64_t va, void *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		const ssize_t r = pread(vm_fd, (uint8_t *)buf + done, n - done, (off_t)(va + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EFAULT;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+int zs_os_vm_write(int vm_fd, uint64_t va, const void *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		const ssize_t r = pwrite(vm_fd, (const uint8_t *)buf + done, n - done, (off_t)(va + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EFAULT;
+		done += (size_t)r;
+	}
+	return 0;
+}

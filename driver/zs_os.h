@@ -105,4 +105,21 @@ int zs_os_oa_stream_ioctl(int fd, unsigned long cmd, void *arg);
 long zs_os_oa_read(int fd, void *buf, size_t n);
 void zs_os_oa_stream_close(int fd);
 
+/* ---- EU debug (docs/debug.md sections 3 and 4) ---- */
+
+/* The target side: announce a module's ELF and code range in the VM (*id its
+ * metadata id); the KMD writes `fence_value` at `fence_va` when it may run. */
+int zs_os_debug_metadata_create(zs_os_t *os, const void *elf, uint64_t len, uint64_t load_addr, uint64_t load_size,
+				uint64_t fence_va, uint64_t fence_value, uint32_t *id);
+int zs_os_debug_metadata_destroy(zs_os_t *os, uint32_t id);
+
+/* The debugger side: opens a DRM file of its own (*drm_fd) and connects it to
+ * process `pid`; *debug_fd the connection. */
+int zs_os_eudebug_connect(uint64_t pid, uint32_t flags, int *drm_fd, int *debug_fd);
+/* An ioctl of the debug fd or of the VM fd (EINTR retried). */
+int zs_os_eudebug_ioctl(int fd, unsigned long cmd, void *arg);
+/* pread / pwrite of a VM fd at a GPU VA: 0, or -errno (a short count: -EFAULT). */
+int zs_os_vm_read(int vm_fd, uint64_t va, void *buf, size_t n);
+int zs_os_vm_write(int vm_fd, uint64_t va, const void *buf, size_t n);
+
 #endif

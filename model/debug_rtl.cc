@@ -87,12 +87,13 @@ void DebugRtl::step(const DebugIn &in)
     r.clk = 0;
     r.eval();
     rdata_before_ = r.reg_rdata;
+    const uint64_t t = time_ >= 0 ? uint64_t(time_) : 2 * clocks_;
     if (fst_)
-        fst_->dump(2 * clocks_);
+        fst_->dump(t);
     r.clk = 1;
     r.eval();
     if (fst_)
-        fst_->dump(2 * clocks_ + 1);
+        fst_->dump(t + 1);
     clocks_++;
 }
 

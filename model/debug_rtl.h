@@ -52,6 +52,8 @@ public:
     DebugState state() const;
     void reset();
 
+    // The waveform time of the next clock's two halves (t, t + 1); without it, 2n and 2n + 1.
+    void set_time(uint64_t t) { time_ = int64_t(t); }
     void open_trace(const std::string &path);
     void close_trace();
     uint64_t clocks() const { return clocks_; }
@@ -62,6 +64,7 @@ private:
     std::unique_ptr<VerilatedFstC> fst_;
     bool traced_ = false;
     uint64_t clocks_ = 0;
+    int64_t time_ = -1;
     uint32_t rdata_before_ = 0;
 };
 

@@ -23,7 +23,8 @@ Device::Device(const GtConfig &cfg)
           [this](uint32_t off, uint32_t v) { mmio_write(off, v); },
           [this](uint32_t id, uint32_t *report) { oa_.query_report(id, report); }),
       oa_(cfg_, parse_oa_mode(cfg.oa_block), gt_, mem_, [this](uint32_t bits) { raise_irq(bits); },
-          [this] { return cs_.context(); })
+          [this] { return cs_.context(); }),
+      dbg_(cfg_, parse_debug_mode(cfg.debug_block), gt_, [this](uint32_t bits) { raise_irq(bits); })
 {
     unsigned n;
     const RegInfo *t = reg_table(&n);
@@ -38,7 +39,7 @@ Device::Device(const GtConfig &cfg)
     set_reg(ZS_REG_GT_TIMESTAMP_KHZ, cfg.timestamp_khz);
     set_reg(ZS_REG_GT_PHYS_MB, uint32_t(cfg.phys_bytes >> 20));
     set_reg(ZS_REG_GT_SLM_KB, cfg.slm_bytes_per_subslice / 1024);
-    set_reg(ZS_REG_GT_UNITS, ZS_FIELD_PREP(GT_UNITS, OA, oa_.present()));
+    set_reg(ZS_REG_GT_UNITS, ZS_FIELD_PREP(GT_UNITS, OA, oa_.present()) | ZS_FIELD_PREP(GT_UNITS, DEBUG, dbg_.present()));
 }
 
 uint32_t Device::reg(uint32_t off) const
@@ -58,6 +59,7 @@ uint32_t Device::mmio_read(uint32_t off)
     case Block::Mmu: return mmu_read(off);
     case Block::Irq: return off == ZS_REG_IRQ_STATUS ? irq_.status() : irq_.enable();
     case Block::Oa: return oa_.read(off);
+    case Block::Debug: return dbg_.read(off);
     default: return 0;
     }
 }
@@ -77,6 +79,9 @@ void Device::mmio_write(uint32_t off, uint32_t value)
     }
     case Block::Oa:
         oa_.write(off, value);
+        return;
+    case Block::Debug:
+        dbg_.write(off, value);
         return;
     case Block::Mmu:
         mmu_write(off, value);

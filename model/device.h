@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cs.h"
+#include "debug_block.h"
 #include "gt.h"
 #include "irq_block.h"
 #include "oa_block.h"
@@ -46,6 +47,7 @@ public:
     const std::string &error_text() const { return cs_.error_text(); }
     IrqBlock &irq_block() { return irq_; }
     OaBlock &oa_block() { return oa_; }
+    DebugBlock &debug_block() { return dbg_; }
 
 private:
     // The GT block (identity, clocks, timestamps, status) and the MMU block
@@ -69,6 +71,7 @@ private:
     IrqBlock irq_;  // IRQ_STATUS / IRQ_ENABLE: the RTL interrupt controller with its twin
     CommandStreamer cs_;
     OaBlock oa_;    // the OA counter block (0x4000), a second listener of the GT's event lines
+    DebugBlock dbg_;  // the EU debug unit and the SIP registers (0x5000), fed by the GT
 };
 
 }  // namespace zesim

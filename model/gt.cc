@@ -8,6 +8,8 @@
 #include <deque>
 #include <limits>
 
+#include "uapi/zesim_ssa.h"
+
 namespace zesim {
 
 namespace {
@@ -75,6 +77,8 @@ struct Gt::Impl {
     uint64_t dispatcher_free = 0;
     uint64_t resident_total = 0;
     uint64_t gt_accounted = 0;  // GT counters cover the cycles before this
+    uint64_t debug_waiting = 0; // threads in ThreadStatus::DebugWait
+    DecodedInst sip_inst{};     // the system routine's instruction being fetched (not cached)
 
     explicit Impl(Gt &g, uint64_t now = 0) : gt(g), dispatcher_free(now), gt_accounted(now)
     {
@@ -170,6 +174,8 @@ struct Gt::Impl {
             SubSlice &s = ss[si];
             for (Eu &eu : s.eus) {
                 for (HwThread &t : eu.threads) {
+                    if (t.busy && gt.debug_)
+                        gt.debug_->end(gt.now_, tid_of(si, uint32_t(&eu - s.eus.data()), uint32_t(&t - eu.threads.data())));
                     t.busy = false;
                     t.group = nullptr;
                     t.ready = kNever;
@@ -183,13 +189,34 @@ struct Gt::Impl {
         groups.clear();
         jobs.clear();
         resident_total = 0;
+        debug_waiting = 0;
     }
 
     // ---- code fetch -------------------------------------------------------
 
+    // GPU VA of the thread's current instruction.
+    uint64_t code_va(const HwThread &t) const
+    {
+        return (t.st.in_sip ? gt.debug_->sip_va() : t.group->job->w.kernel_va) + t.st.ip;
+    }
+
     const DecodedInst *fetch(HwThread &t)
     {
         Job &j = *t.group->job;
+        if (t.st.in_sip) {
+            // The system routine runs rarely: decoded at each fetch (the KMD may rewrite it).
+            if (t.st.ip % ZE_INST_BYTES)
+                return nullptr;
+            uint8_t bytes[ZE_INST_BYTES];
+            for (unsigned i = 0; i < ZE_INST_BYTES; i += 4) {
+                uint32_t v;
+                if (!vm_read32(j, code_va(t) + i, v))
+                    return nullptr;
+                std::memcpy(bytes + i, &v, 4);
+            }
+            sip_inst = decode_for_model(bytes);
+            return &sip_inst;
+        }
         const uint64_t slot = t.st.ip / ZE_INST_BYTES;
         if (t.st.ip % ZE_INST_BYTES || slot > (16u << 20) / ZE_INST_BYTES)
             return nullptr;
@@ -218,7 +245,7 @@ struct Gt::Impl {
         const Job &j = *t.group->job;
         if (t.st.ip % ZE_INST_BYTES)
             return FaultReason::BadPhysical;
-        const Translation tr = gt.mmu_.translate(j.w.pt_root, j.w.kernel_va + t.st.ip, false);
+        const Translation tr = gt.mmu_.translate(j.w.pt_root, code_va(t), false);
         return tr.fault == FaultReason::None ? FaultReason::NotPresent : tr.fault;
     }
 
@@ -296,6 +323,10 @@ struct Gt::Impl {
         st.sr0[0] = (s / tp.subslices) << 24 | (s % tp.subslices) << 16 | e << 8 | slot;
         st.sr0[1] = g.linear;
         st.sr0[2] = w.simd;
+        if (gt.debug_ && gt.debug_->sip_enabled()) {
+            st.sip_en = 1;
+            st.cr0[0] = gt.debug_->exc_enables();
+        }
     }
 
     // Copy the argument area into r7... through the MMU; false (and the
@@ -429,6 +460,8 @@ struct Gt::Impl {
                 gt.exceptions_.erase(gt.exceptions_.begin());
         }
         Group &g = *t.group;
+        if (gt.debug_)
+            gt.debug_->end(gt.now_, tid_of(si, ei, uint32_t(&t - eu.threads.data())));
         t.busy = false;
         t.ready = kNever;
         t.group = nullptr;
@@ -446,6 +479,177 @@ struct Gt::Impl {
             groups.erase(std::find_if(groups.begin(), groups.end(),
                                       [&](const std::unique_ptr<Group> &p) { return p.get() == &g; }));
         }
+    }
+
+    // ---- debug (docs/debug.md section 2) -------------------------------------
+
+    uint32_t tid_of(uint32_t si, uint32_t ei, uint32_t slot) const { return eu_index(si, ei) * 8 + slot; }
+
+    bool vm_read32(const Job &j, uint64_t va, uint32_t &v)
+    {
+        const Translation tr = gt.mmu_.translate(j.w.pt_root, va, false);
+        if (tr.fault != FaultReason::None || (va & 3))
+            return false;
+        v = gt.mem_.read32(tr.pa);
+        return true;
+    }
+
+    bool vm_write32(const Job &j, uint64_t va, uint32_t v)
+    {
+        const Translation tr = gt.mmu_.translate(j.w.pt_root, va, true);
+        if (tr.fault != FaultReason::None || (va & 3))
+            return false;
+        gt.mem_.write32(tr.pa, v);
+        return true;
+    }
+
+    // The stop's reason from cr0.1: breakpoint > page fault > halt > exception.
+    static uint32_t stop_reason(uint32_t bits)
+    {
+        if (bits >> ZE_EXC_BREAKPOINT & 1)
+            return 1;
+        if (bits >> ZE_EXC_PAGE_FAULT & 1)
+            return 2;
+        if (bits & (1u << ZE_EXC_HALT | 1u << ZE_EXC_EXTERNAL_HALT))
+            return 3;
+        return 4;
+    }
+
+    uint64_t slot_va(uint32_t si, uint32_t ei, uint32_t slot) const
+    {
+        const uint64_t index = uint64_t(eu_index(si, ei)) * gt.cfg_.topo.threads + slot;
+        return gt.debug_->ssa_va() + index * gt.debug_->slot_size();
+    }
+
+    void snapshot(const HwThread &t, uint32_t si, uint32_t ei, uint32_t slot, bool resume)
+    {
+        const Topology &tp = gt.cfg_.topo;
+        const ThreadState &st = t.st;
+        DebugSnapshot s;
+        s.resume = resume;
+        s.tid = tid_of(si, ei, slot);
+        s.eu = eu_index(si, ei);
+        s.slot = slot;
+        s.slice = si / tp.subslices;
+        s.subslice = si % tp.subslices;
+        s.eu_in_subslice = ei;
+        s.slot_index = s.eu * tp.threads + slot;
+        s.reason = resume ? 0 : stop_reason(st.cr0[1]);
+        s.slot_va = gt.debug_->ssa_va() + uint64_t(s.slot_index) * gt.debug_->slot_size();
+        s.kernel_va = t.group->job->w.kernel_va;
+        s.cycle = gt.now_;
+        s.ip = resume ? st.ip : st.cr0[2];
+        std::memcpy(s.grf, st.grf, sizeof(s.grf));
+        std::memcpy(s.a0, st.a0, sizeof(s.a0));
+        std::memcpy(s.f, st.f, sizeof(s.f));
+        std::memcpy(s.sr0, st.sr0, sizeof(s.sr0));
+        std::memcpy(s.cr0, st.cr0, sizeof(s.cr0));
+        s.ce = st.ce;
+        std::memcpy(s.tdr, st.tdr, sizeof(s.tdr));
+        for (int a = 0; a < 2; a++)
+            std::memcpy(s.acc[a], st.acc[a], sizeof(s.acc[a]));
+        std::memcpy(s.dbg0, st.dbg0, sizeof(s.dbg0));
+        s.tm0[0] = uint32_t(st.cycle);
+        s.tm0[1] = uint32_t(st.cycle >> 32);
+        s.cf_depth = uint32_t(st.ncf);
+        s.ret_depth = uint32_t(st.nret);
+        gt.ledger_.debug_snapshot(s);
+    }
+
+    // Hardware entry into the system routine (docs/debug.md section 2.3), after cr0.1-3
+    // were set.  False when the slot cannot be written: the thread then ends with its
+    // exception, as without a SIP.
+    bool enter_sip(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t)
+    {
+        ThreadState &st = t.st;
+        const Job &j = *t.group->job;
+        const uint64_t va = slot_va(si, ei, slot);
+        bool ok = true;
+        auto w = [&](uint32_t off, uint32_t v) { ok = ok && vm_write32(j, va + off, v); };
+        for (unsigned r = 126; r < 128; r++)
+            for (unsigned k = 0; k < 8; k++)
+                w(ZESIM_SSA_GRF_OFFSET + r * 32 + 4 * k, st.grf[r][k]);
+        w(ZESIM_SSA_CE_OFFSET, st.ce);
+        w(ZESIM_SSA_SP_OFFSET, uint32_t(st.ncf));
+        w(ZESIM_SSA_SP_OFFSET + 4, uint32_t(st.nret));
+        w(ZESIM_SSA_SP_OFFSET + 8, 0);
+        w(ZESIM_SSA_SP_OFFSET + 12, 0);
+        // Hardware-private: the control-flow stack (12 bytes an entry), the return stack.
+        for (int i = 0; i < kCfDepth; i++) {
+            w(ZESIM_SSA_HW_OFFSET + 12 * i, st.cf[i].loop);
+            w(ZESIM_SSA_HW_OFFSET + 12 * i + 4, st.cf[i].saved);
+            w(ZESIM_SSA_HW_OFFSET + 12 * i + 8, st.cf[i].cont);
+        }
+        for (int i = 0; i < kRetDepth; i++)
+            w(ZESIM_SSA_HW_OFFSET + 12 * kCfDepth + 4 * i, st.ret[i]);
+        if (!ok)
+            return false;
+        snapshot(t, si, ei, slot, false);
+        const uint32_t r126[8] = {uint32_t(va), uint32_t(va >> 32), tid_of(si, ei, slot),
+                                  eu_index(si, ei) * gt.cfg_.topo.threads + slot, j.w.slm, 0, 0, 0};
+        std::memcpy(st.grf[126], r126, sizeof(r126));
+        for (unsigned k = 0; k < 8; k++)
+            st.grf[127][k] = 4 * k;
+        st.ce = 0xffffu;
+        st.ncf = 0;
+        st.nret = 0;
+        st.in_sip = 1;
+        st.ip = 0;
+        st.status = ThreadStatus::Running;
+        // The hidden registers changed: no scoreboard wait on them.
+        t.reg_ready[126] = t.reg_ready[127] = 0;
+        return true;
+    }
+
+    // `sipret`: reload r126, r127, ce and the stacks from the slot; continue at cr0.2.
+    // False when the slot cannot be read (the thread ends with a page fault).
+    bool sip_return(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t)
+    {
+        ThreadState &st = t.st;
+        const Job &j = *t.group->job;
+        const uint64_t va = slot_va(si, ei, slot);
+        ThreadState n = st;
+        bool ok = true;
+        auto r = [&](uint32_t off) {
+            uint32_t v = 0;
+            ok = ok && vm_read32(j, va + off, v);
+            return v;
+        };
+        for (unsigned g = 126; g < 128; g++)
+            for (unsigned k = 0; k < 8; k++)
+                n.grf[g][k] = r(ZESIM_SSA_GRF_OFFSET + g * 32 + 4 * k);
+        n.ce = r(ZESIM_SSA_CE_OFFSET);
+        n.ncf = int(std::min<uint32_t>(r(ZESIM_SSA_SP_OFFSET), kCfDepth));
+        n.nret = int(std::min<uint32_t>(r(ZESIM_SSA_SP_OFFSET + 4), kRetDepth));
+        for (int i = 0; i < kCfDepth; i++) {
+            n.cf[i].loop = uint8_t(r(ZESIM_SSA_HW_OFFSET + 12 * i) != 0);
+            n.cf[i].saved = r(ZESIM_SSA_HW_OFFSET + 12 * i + 4);
+            n.cf[i].cont = r(ZESIM_SSA_HW_OFFSET + 12 * i + 8);
+        }
+        for (int i = 0; i < kRetDepth; i++)
+            n.ret[i] = r(ZESIM_SSA_HW_OFFSET + 12 * kCfDepth + 4 * i);
+        if (!ok)
+            return false;
+        n.ip = st.cr0[2];
+        n.in_sip = 0;
+        st = n;
+        t.reg_ready[126] = t.reg_ready[127] = 0;
+        snapshot(t, si, ei, slot, true);
+        return true;
+    }
+
+    // The thread waits in attention: the stop line (docs/debug.md section 2.3).
+    void debug_stop(uint32_t si, uint32_t ei, uint32_t slot, HwThread &t, uint32_t reason)
+    {
+        const uint32_t tid = tid_of(si, ei, slot);
+        gt.debug_->stop(gt.now_, tid, reason);
+        if (!gt.debug_->attention(tid)) {  // not accepted (cannot happen for a running thread)
+            t.st.status = ThreadStatus::Running;
+            return;
+        }
+        t.st.status = ThreadStatus::DebugWait;
+        t.ready = kNever;
+        debug_waiting++;
     }
 
     // ---- sends --------------------------------------------------------------
@@ -760,16 +964,35 @@ uint64_t Gt::run(uint64_t max_cycles)
                     eu.rr = slot;
                     HwThread &t = *pick;
                     t.st.cycle = now_;
-                    const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
                     uint64_t after = now_ + 1;
+                    bool sipret = false;
+                    const uint32_t tid = gidx * 8 + slot;
+                    if (debug_ && !t.st.in_sip && debug_->any_request() &&
+                        (debug_->halt_request(tid) || debug_->exc_request(tid))) {
+                        // A halt or exception request, answered at this instruction boundary
+                        // (docs/debug.md section 2.3): into the SIP, or without one straight
+                        // into attention (reason 3 or 4), to continue at the same instruction.
+                        const bool h = debug_->halt_request(tid), x = debug_->exc_request(tid);
+                        if (t.st.sip_en) {
+                            t.st.cr0[1] |= (h ? 1u << ZE_EXC_EXTERNAL_HALT : 0) | (x ? 1u << ZE_EXC_FORCED : 0);
+                            t.st.cr0[2] = t.st.ip;
+                            t.st.cr0[3] = 0;
+                            t.st.raised = uint8_t(h ? ZE_EXC_EXTERNAL_HALT : ZE_EXC_FORCED);
+                            t.st.status = ThreadStatus::Exception;
+                        } else {
+                            m.debug_stop(si, ei, slot, t, h ? 3 : 4);
+                        }
+                    } else {
+                    const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
                     if (t.arg_fault) {
                         m.fault(t, gidx, slot, t.arg_fault_va, t.arg_fault_why, false);
                     } else if (!d) {
-                        const uint64_t va = t.group->job->w.kernel_va + t.st.ip;
+                        const uint64_t va = m.code_va(t);
                         m.fault(t, gidx, slot, va, m.fetch_fault(t), false);
                     } else {
                         const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
                         StepResult r = execute(t.st, *d);
+                        sipret = r == StepResult::SipRet;
                         if (d->valid && t.st.status != ThreadStatus::Exception) {
                             events_.instruction(now_, ze_lat(d->lat_class), unsigned(__builtin_popcount(enabled)));
                         }
@@ -796,9 +1019,20 @@ uint64_t Gt::run(uint64_t max_cycles)
                             if (d->flag_wr >> f & 1)
                                 t.reg_ready[ZE_GRF_COUNT + f] = result;
                     }
+                    }
+                    // The system routine (docs/debug.md section 2.3): an enabled exception or a
+                    // request enters it; its `halt` is the stop; `sipret` leaves it.
+                    ThreadState &ts = t.st;
+                    if (ts.status == ThreadStatus::Exception && debug_ && ts.sip_en && !ts.in_sip &&
+                        (ts.raised >= ZE_EXC_FORCED || (ts.cr0[0] >> ts.raised & 1)))
+                        m.enter_sip(si, ei, slot, t);
+                    else if (ts.status == ThreadStatus::DebugWait && ts.in_sip)
+                        m.debug_stop(si, ei, slot, t, Impl::stop_reason(ts.cr0[1]));
+                    else if (sipret && !m.sip_return(si, ei, slot, t))
+                        m.fault(t, gidx, slot, m.slot_va(si, ei, slot), FaultReason::NotPresent, false);
                     if (t.st.status == ThreadStatus::Running)
                         m.schedule(t, after);
-                    else if (t.st.status == ThreadStatus::Barrier)
+                    else if (t.st.status == ThreadStatus::Barrier || t.st.status == ThreadStatus::DebugWait)
                         t.ready = kNever;
                     else
                         m.retire(si, ei, t);
@@ -815,7 +1049,10 @@ uint64_t Gt::run(uint64_t max_cycles)
         m.dispatch();
         if (!busy())
             break;
-        if (next == kNever) {
+        if (next == kNever && m.debug_waiting) {
+            // Threads wait in attention for the debugger: time passes.
+            next = stop;
+        } else if (next == kNever) {
             // Everything resident waits at a barrier that cannot complete, or
             // for a dispatch slot: both are stuck forever.
             next = std::max(now_ + 1, m.dispatcher_free);
@@ -828,6 +1065,26 @@ uint64_t Gt::run(uint64_t max_cycles)
 }
 
 void Gt::flush_ledger() { impl_->flush_ledger(); }
+
+void Gt::debug_resumed()
+{
+    Impl &m = *impl_;
+    if (!debug_ || !m.debug_waiting)
+        return;
+    for (uint32_t si = 0; si < m.ss.size(); si++)
+        for (uint32_t ei = 0; ei < m.ss[si].eus.size(); ei++) {
+            Eu &eu = m.ss[si].eus[ei];
+            for (uint32_t slot = 0; slot < eu.threads.size(); slot++) {
+                HwThread &t = eu.threads[slot];
+                if (!t.busy || t.st.status != ThreadStatus::DebugWait || debug_->attention(m.tid_of(si, ei, slot)))
+                    continue;
+                t.st.status = ThreadStatus::Running;
+                m.debug_waiting--;
+                m.schedule(t, now_ + 1);
+                eu.next = std::min(eu.next, t.ready);
+            }
+        }
+}
 
 void Gt::deliver_lines()
 {

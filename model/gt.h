@@ -38,6 +38,7 @@ struct GtConfig {
     uint64_t phys_bytes = 4096ull << 20; // an integrated GPU's share; backed lazily (docs/kmd.md §2)
     uint64_t ledger_window = 10000; // cycles
     std::string oa_block = "rtl";  // rtl / check / twin / off (docs/oa.md §4.4)
+    std::string debug_block = "rtl";  // rtl / check / twin / off (docs/debug.md §2)
     MemConfig mem;
 };
 
@@ -80,6 +81,26 @@ struct EuException {
     bool write;
     uint64_t kernel_va;     // the walker's kernel
     uint32_t eu, thread;    // global EU index, slot
+};
+
+// What the GT needs of the Debug block (docs/debug.md section 2): the model-side
+// registers, the debug unit's request and attention bitmaps, and its stop and end
+// lines.  model/debug_block.h implements it.
+class DebugPort {
+public:
+    virtual ~DebugPort() = default;
+    virtual bool sip_enabled() const = 0;    // DBG_MODE.SIP_EN
+    virtual uint32_t exc_enables() const = 0; // DBG_MODE.EXC_EN
+    virtual uint64_t sip_va() const = 0;
+    virtual uint64_t ssa_va() const = 0;
+    virtual uint32_t slot_size() const = 0;
+    virtual bool any_request() const = 0;    // some halt or exception request is pending
+    virtual bool halt_request(uint32_t tid) const = 0;
+    virtual bool exc_request(uint32_t tid) const = 0;
+    virtual bool attention(uint32_t tid) const = 0;
+    // The lines, at GT cycle `cycle`.
+    virtual void stop(uint64_t cycle, uint32_t tid, uint32_t reason) = 0;
+    virtual void end(uint64_t cycle, uint32_t tid) = 0;
 };
 
 class Gt {
@@ -139,6 +160,17 @@ public:
         return e;
     }
     uint64_t walkers_completed() const { return walkers_completed_; }
+
+    // The Debug block (docs/debug.md section 2); null: no debug unit.
+    void set_debug(DebugPort *p) { debug_ = p; }
+    // The debug unit's attention bits may have cleared: threads waiting in
+    // attention whose bit is clear continue.
+    void debug_resumed();
+    // Whether the topology fits the debug unit's thread index (tid = global EU * 8 + slot).
+    static bool debug_indexable(const Topology &t)
+    {
+        return t.threads <= 8 && uint64_t(t.total_eus()) * 8 <= 1024;
+    }
     // Called whenever a walker finishes (the command streamer waits on it).
     std::function<void()> on_walker_done;
 
@@ -155,6 +187,7 @@ private:
     std::vector<PageFault> faults_;
     std::vector<EuException> exceptions_;
     uint64_t walkers_completed_ = 0;
+    DebugPort *debug_ = nullptr;
     std::shared_ptr<Impl> impl_;  // shared: a saved context outlives its turn on the GT
 };
 

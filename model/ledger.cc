@@ -249,4 +249,70 @@ Ledger::Batch Ledger::drain()
     return b;
 }
 
+void Ledger::debug_snapshot(DebugSnapshot s)
+{
+    s.seq = ++snap_seq_;
+    snaps_.push_back(s);
+    if (snaps_.size() > kKeepSnapshots)
+        snaps_.pop_front();
+}
+
+std::vector<DebugSnapshot> Ledger::take_debug_snapshots()
+{
+    std::vector<DebugSnapshot> v(snaps_.begin(), snaps_.end());
+    snaps_.clear();
+    return v;
+}
+
+namespace {
+
+void put_array(std::string &o, const char *key, const uint32_t *v, size_t n)
+{
+    o += ",\"";
+    o += key;
+    o += "\":[";
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            o += ',';
+        o += std::to_string(v[i]);
+    }
+    o += ']';
+}
+
+}  // namespace
+
+std::string DebugSnapshot::json() const
+{
+    std::string o = "{\"seq\":" + std::to_string(seq) + ",\"kind\":\"" + (resume ? "resume" : "stop") +
+                    "\",\"tid\":" + std::to_string(tid) + ",\"eu\":" + std::to_string(eu) +
+                    ",\"slot\":" + std::to_string(slot) + ",\"slice\":" + std::to_string(slice) +
+                    ",\"subslice\":" + std::to_string(subslice) + ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
+                    ",\"slot_index\":" + std::to_string(slot_index) + ",\"reason\":" + std::to_string(reason) +
+                    ",\"slot_va\":" + std::to_string(slot_va) + ",\"kernel_va\":" + std::to_string(kernel_va) +
+                    ",\"cycle\":" + std::to_string(cycle) + ",\"ip\":" + std::to_string(ip);
+    // The GRF as the little-endian bytes of r0..r127 (the slot's GRF set).
+    static const char hexd[] = "0123456789abcdef";
+    o += ",\"grf\":\"";
+    for (unsigned r = 0; r < 128; r++)
+        for (unsigned k = 0; k < 8; k++)
+            for (unsigned b = 0; b < 4; b++) {
+                const unsigned byte = (grf[r][k] >> (8 * b)) & 0xff;
+                o += hexd[byte >> 4];
+                o += hexd[byte & 15];
+            }
+    o += '"';
+    put_array(o, "a0", a0, 8);
+    put_array(o, "f", f, 2);
+    put_array(o, "sr0", sr0, 4);
+    put_array(o, "cr0", cr0, 4);
+    put_array(o, "ce", &ce, 1);
+    put_array(o, "tdr", tdr, 8);
+    put_array(o, "acc0", acc[0], 8);
+    put_array(o, "acc1", acc[1], 8);
+    put_array(o, "dbg0", dbg0, 2);
+    put_array(o, "tm0", tm0, 2);
+    o += ",\"cf_depth\":" + std::to_string(cf_depth) + ",\"ret_depth\":" + std::to_string(ret_depth) + "}";
+    return o;
+}
+
 }  // namespace zesim

@@ -48,6 +48,28 @@ struct LedgerWindow {
 // With no file, no retention and no subscriber a window's text is never
 // formatted.  Memory is bounded by the limits (plus, while subscribed, the
 // windows of one run-loop quantum).
+// A thread's whole architectural state when it entered the system routine (a stop,
+// `resume` false) or left it with `sipret` (`resume` true): the ground truth a test
+// compares the state save area and a debugger's register reads with (docs/debug.md
+// section 2.6).  Registers are the values before the hardware's entry writes.
+struct DebugSnapshot {
+    uint64_t seq = 0;      // from 1, stops and resumes in one sequence
+    bool resume = false;
+    uint32_t tid = 0;      // the debug unit's thread index (docs/debug.md section 2.1)
+    uint32_t eu = 0, slot = 0;  // global EU index, thread slot in it
+    uint32_t slice = 0, subslice = 0, eu_in_subslice = 0;
+    uint32_t slot_index = 0;    // of the state save area
+    uint32_t reason = 0;        // the stop's reason (debug unit encoding); 0 for a resume
+    uint64_t slot_va = 0, kernel_va = 0, cycle = 0;
+    uint32_t ip = 0;            // cr0.2 for a stop; the ip it resumes at for a resume
+    uint32_t grf[128][8] = {};
+    uint32_t a0[8] = {}, f[2] = {}, sr0[4] = {}, cr0[4] = {}, ce = 0, tdr[8] = {}, acc[2][8] = {};
+    uint32_t dbg0[2] = {}, tm0[2] = {};
+    uint32_t cf_depth = 0, ret_depth = 0;
+
+    std::string json() const;  // one line, no newline
+};
+
 class Ledger final : public EventSink {
 public:
     static constexpr size_t kDefaultKeepWindows = 4096;
@@ -88,6 +110,12 @@ public:
     };
     // Hand over (and forget) the retained windows.
     Batch drain();
+
+    // Debug snapshots (the last kKeepSnapshots are kept until taken).
+    static constexpr size_t kKeepSnapshots = 4096;
+    void debug_snapshot(DebugSnapshot s);
+    std::vector<DebugSnapshot> take_debug_snapshots();
+    uint64_t debug_snapshots_total() const { return snap_seq_; }
 
     uint64_t closed() const { return closed_; }    // windows closed so far
     uint64_t dropped() const { return dropped_total_; }
@@ -132,6 +160,8 @@ private:
     std::deque<std::string> retained_;
     size_t retained_bytes_ = 0;
     uint64_t dropped_ = 0, dropped_total_ = 0;  // since the last drain / ever
+    std::deque<DebugSnapshot> snaps_;
+    uint64_t snap_seq_ = 0;
 };
 
 }  // namespace zesim

@@ -383,7 +383,8 @@ void ThreadState::raise(unsigned bit, uint32_t address)
     cr0[1] |= 1u << bit;
     cr0[2] = ip;
     cr0[3] = address;
-    // No SIP yet: an exception ends the thread (docs/isa.md §7).
+    raised = uint8_t(bit);
+    // The thread ends here, unless the GT takes it into the SIP (docs/debug.md §2.3).
     status = ThreadStatus::Exception;
 }
 
@@ -424,7 +425,7 @@ DecodedInst decode_for_model(const uint8_t bytes[ZE_INST_BYTES])
 
 bool check_breakpoint(ThreadState &t, const DecodedInst &d)
 {
-    if (!d.in.bp)
+    if (!d.in.bp || t.in_sip)  // the SIP ignores breakpoint bits
         return false;
     if (t.dbg0[0] & 1u) {
         t.dbg0[0] &= ~1u;
@@ -453,8 +454,20 @@ StepResult execute(ThreadState &t, const DecodedInst &d)
         return StepResult::Next;
     case ZE_OP_HALT:
         next(t);
-        t.status = ThreadStatus::Halted;
+        if (t.in_sip) {
+            t.status = ThreadStatus::DebugWait;  // the stop (docs/debug.md §2.3)
+        } else if (t.sip_en && (t.cr0[0] >> ZE_EXC_HALT & 1)) {
+            t.raise(ZE_EXC_HALT);  // cr0.2 = the next instruction
+        } else {
+            t.status = ThreadStatus::Halted;
+        }
         return StepResult::Stopped;
+    case ZE_OP_SIPRET:
+        if (!t.in_sip) {
+            t.raise(ZE_EXC_ILLEGAL);
+            return StepResult::Stopped;
+        }
+        return StepResult::SipRet;
     case ZE_OP_MOV:
         if ((in.dst.kind == ZE_OPND_ARF && !ze_arf_info(in.dst.reg)->writable)) {
             t.raise(ZE_EXC_ILLEGAL);

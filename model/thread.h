@@ -22,6 +22,7 @@ enum class ThreadStatus : uint8_t {
     Done,      // EOT
     Halted,    // halt instruction
     Exception, // ended by an exception (no SIP installed)
+    DebugWait, // `halt` in the system routine (or a debug stop without it): in attention until resumed
 };
 
 struct CfEntry {
@@ -48,6 +49,9 @@ struct ThreadState {
     ThreadStatus status;
     uint64_t instructions;  // executed, for statistics
     uint64_t cycle;         // GT cycle of the current instruction: tm0 reads it
+    uint8_t sip_en;         // DBG_MODE.SIP_EN at dispatch: enabled exceptions enter the SIP
+    uint8_t in_sip;         // running the system routine (ip is an offset in it)
+    uint8_t raised;         // the exception bit raised last
 
     void reset();
     // Raise exception `bit` (enum ze_exception) at the current ip.
@@ -74,6 +78,7 @@ enum class StepResult : uint8_t {
     Jumped,     // ip changed by control flow
     Send,       // a send: the caller (memory system) performs it
     Stopped,    // thread stopped (halt / exception)
+    SipRet,     // `sipret` in the system routine: the caller reloads the state from the slot
 };
 
 // Raise a breakpoint exception for an instruction with BP set, unless dbg0.0

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "debug_block.h"
 #include "oa_block.h"
 
 #include <fstream>
@@ -72,6 +73,9 @@ void load_config_file(const std::string &path, GtConfig &cfg, KmdConfig &kmd)
             else if (key == "oa_block") {
                 cfg.oa_block = val.get<std::string>();
                 parse_oa_mode(cfg.oa_block);  // throws with the accepted values
+            } else if (key == "debug_block") {
+                cfg.debug_block = val.get<std::string>();
+                parse_debug_mode(cfg.debug_block);  // throws with the accepted values
             } else if (key == "ledger_window")
                 cfg.ledger_window = val.get<uint64_t>();
             else if (key == "l3_kb")

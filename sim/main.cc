@@ -44,7 +44,7 @@ void usage(std::FILE *f)
                  "                      (default 4096; config key ledger_keep)\n"
                  "  --capture-threads   include every thread's final GRF in the result\n"
                  "  --waves DIR         dump the RTL blocks' waveforms as FST into DIR (created):\n"
-                 "                      DIR/irq.fst and DIR/oa.fst; open with gtkwave -a waves/oa.gtkw DIR/oa.fst\n"
+                 "                      DIR/irq.fst, DIR/oa.fst and DIR/debug.fst; open with gtkwave -a waves/oa.gtkw DIR/oa.fst\n"
                  "  --waves-window A:B  only the OA block's clocks of GT cycles [A, B) (A: or :B open)\n"
                  "  --max-cycles N      stop a run after N GPU cycles (default 2e9)\n"
                  "Per-client limits of the daemon (docs/daemon.md section 5; override --config; 0 = none):\n"
@@ -185,6 +185,9 @@ int sc_main(int argc, char **argv)
                 if ((e1 && *e1) || (e2 && *e2) || from >= to)
                     throw std::runtime_error("--waves-window " + waves_window + ": expected A:B with A < B, in GT cycles");
             }
+            if (dev.debug_block().present() && !dev.debug_block().open_trace(waves + "/debug.fst"))
+                std::fprintf(stderr, "zesim-gpu: --waves: the debug unit is simulated without RTL (debug_block %s): no %s/debug.fst\n",
+                             debug_mode_name(dev.debug_block().mode()), waves.c_str());
             if (dev.oa_block().present() && !dev.oa_block().open_trace(waves + "/oa.fst", from, to))
                 std::fprintf(stderr, "zesim-gpu: oa_block \"%s\" has no RTL: no %s/oa.fst\n",
                              oa_mode_name(dev.oa_block().mode()), waves.c_str());

@@ -627,7 +627,7 @@ public:
             return handle_fd(c, type, p, len);
         if (type >= kFdRead && type <= kFdReady)
             return error("request type " + std::to_string(type) + " is for a secondary fd's socket");
-        const bool test_only = (type >= kMmioRead && type <= kKmdStats) || type == kShutdown;
+        const bool test_only = (type >= kMmioRead && type <= kDebugSnapshots) || type == kShutdown;
         const bool kmd_call = type == kIoctl || type == kMmap;
         if (kmd_call && !c.file)
             return error("open the device (kOpen) before ioctl or mmap");
@@ -734,6 +734,14 @@ public:
             if (b.dropped)
                 b.lines.insert(0, "{\"dropped\":" + std::to_string(b.dropped) + "}\n");
             return send_text(c, kLedger, b.lines);
+        }
+        case kDebugSnapshots: {
+            // The ground truth of the debug tests (docs/debug.md section 2.6): the
+            // snapshots taken since the last request, oldest first, then forgotten.
+            std::string lines;
+            for (const DebugSnapshot &s : dev_.gt().ledger().take_debug_snapshots())
+                lines += s.json() + "\n";
+            return send_text(c, kDebugSnapshots, lines);
         }
         case kStimulus: {
             const std::string path(reinterpret_cast<const char *>(p), len);

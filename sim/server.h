@@ -35,6 +35,7 @@ enum WireType : uint32_t {
     kLedger = ZESIM_WIRE_LEDGER,
     kStimulus = ZESIM_WIRE_STIMULUS,
     kKmdStats = ZESIM_WIRE_KMD_STATS,
+    kDebugSnapshots = ZESIM_WIRE_DEBUG_SNAPSHOTS,
     // A secondary fd's socket (docs/daemon.md §2.1):
     kFdRead = ZESIM_WIRE_FD_READ,
     kFdPread = ZESIM_WIRE_FD_PREAD,

@@ -20,6 +20,7 @@
 
 #include "zs/hw_if.h"
 #include "zs/pt_format.h"
+#include "zs/sip.h"
 #include "zs/ze_module.h"
 
 namespace zesim {
@@ -35,6 +36,10 @@ constexpr uint32_t kRingSize = 4096;
 constexpr uint64_t kBatchVa = 0x7f0000000000ull;
 constexpr uint64_t kArgsVa = 0x7e0000000000ull;
 constexpr uint32_t kLocalArgAlign = 4;
+// The debug section (docs/stimulus.md): the SIP and the state save area.
+constexpr uint64_t kSipVa = 0x7d0000000000ull;
+constexpr uint64_t kSsaVa = 0x7c0000000000ull;
+constexpr uint32_t kSlotSize = 5120;  // ZESIM_SSA_SLOT_SIZE
 
 struct Mapping {
     uint64_t va, size;
@@ -338,6 +343,34 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
         kmd.map(kBatchVa, (bytes + kPage - 1) & ~(kPage - 1), false);
         kmd.write(kBatchVa, reinterpret_cast<const uint8_t *>(batch.data()), bytes);
 
+        // The debug section: the embedded SIP and the state save area mapped, the Debug
+        // block programmed (docs/stimulus.md, docs/debug.md section 2).
+        const json dbg = s.value("debug", json());
+        uint32_t slots = 0;
+        if (!dbg.is_null()) {
+            const uint32_t topo = zs_hw_mmio_read(hw, ZS_REG_GT_TOPOLOGY);
+            slots = ZS_FIELD_GET(topo, GT_TOPOLOGY, SLICES) * ZS_FIELD_GET(topo, GT_TOPOLOGY, SUBSLICES) *
+                    ZS_FIELD_GET(topo, GT_TOPOLOGY, EUS) * ZS_FIELD_GET(topo, GT_TOPOLOGY, THREADS);
+            if (!(zs_hw_mmio_read(hw, ZS_REG_GT_UNITS) & ZS_FIELD_MASK(GT_UNITS, DEBUG)))
+                throw std::runtime_error("debug: the device has no EU debug unit (debug_block off, or a topology past 1024 threads)");
+            kmd.map(kSipVa, (zs_sip_size + kPage - 1) & ~(kPage - 1), false);
+            kmd.write(kSipVa, zs_sip_bin, zs_sip_size);
+            const uint64_t ssa_bytes = uint64_t(slots) * kSlotSize;
+            kmd.map(kSsaVa, (ssa_bytes + kPage - 1) & ~(kPage - 1), true);
+            const uint32_t exc_en = uint32_t(number(dbg.value("exc_en", json(uint64_t(0x45))), "debug exc_en"));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_SIP_LO, uint32_t(kSipVa));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_SIP_HI, uint32_t(kSipVa >> 32));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_SSA_LO, uint32_t(kSsaVa));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_SSA_HI, uint32_t(kSsaVa >> 32));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_SLOT_SIZE, kSlotSize);
+            zs_hw_mmio_write(hw, ZS_REG_DBG_MODE, ZS_FIELD_PREP(DBG_MODE, SIP_EN, dbg.value("sip_en", true)) |
+                                                      ZS_FIELD_PREP(DBG_MODE, EXC_EN, exc_en));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_CTL, ZS_FIELD_MASK(DBG_CTL, IRQ_EN));
+            zs_hw_mmio_write(hw, ZS_REG_DBG_ALL, ZS_FIELD_MASK(DBG_ALL, CANCEL_HALT) | ZS_FIELD_MASK(DBG_ALL, RESUME) |
+                                                     ZS_FIELD_MASK(DBG_ALL, CANCEL_EXC));
+            dev.gt().ledger().take_debug_snapshots();  // only this run's
+        }
+
         // Register writes the stimulus asks for (e.g. programming the OA block), in order.
         for (const json &w : s.value("mmio", json::array()))
             zs_hw_mmio_write(hw, uint32_t(number(w.at("register"), "mmio register")),
@@ -356,7 +389,81 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
         zs_hw_mmio_write(hw, ZS_REG_RING_TAIL, sizeof(ring));
 
         const uint64_t start = dev.gt().now();
-        const bool idle = top.run_until_idle(opt.max_cycles);
+        bool idle;
+        json stops = json::array();
+        if (dbg.is_null()) {
+            idle = top.run_until_idle(opt.max_cycles);
+        } else {
+            // The debugger's part: run a quantum at a time; at each new attention bit
+            // record the stop (DBG_REASON, IRQ_STATUS.DEBUG, the slot's bytes), do the
+            // stimulus's actions for it, resume it.  Timed register writes ("mmio_at":
+            // GT cycles from the start) go in when their cycle has passed.
+            const json timed_in = dbg.value("mmio_at", json::array());
+            std::vector<json> timed(timed_in.begin(), timed_in.end());
+            const json actions = dbg.value("on_stop", json::array());
+            const uint64_t stop_limit = dbg.contains("max_stops") ? number(dbg["max_stops"], "max_stops") : 10000;
+            idle = false;
+            for (;;) {
+                for (auto it = timed.begin(); it != timed.end();)
+                    if (dev.gt().now() - start >= number(it->at("at"), "mmio_at at")) {
+                        zs_hw_mmio_write(hw, uint32_t(number(it->at("register"), "mmio_at register")),
+                                         uint32_t(number(it->at("value"), "mmio_at value")));
+                        it = timed.erase(it);
+                    } else {
+                        ++it;
+                    }
+                std::vector<uint32_t> attn;
+                for (uint32_t w = 0; w < 32 && zs_hw_mmio_read(hw, ZS_REG_DBG_ATTN_COUNT); w++) {
+                    zs_hw_mmio_write(hw, ZS_REG_DBG_WORD, w);
+                    const uint32_t a = zs_hw_mmio_read(hw, ZS_REG_DBG_ATTN);
+                    for (uint32_t b = 0; b < 32; b++)
+                        if (a >> b & 1)
+                            attn.push_back(32 * w + b);
+                }
+                for (uint32_t tid : attn) {
+                    if (stops.size() >= stop_limit)
+                        throw std::runtime_error("debug: more than " + std::to_string(stop_limit) + " stops");
+                    zs_hw_mmio_write(hw, ZS_REG_DBG_THREAD, tid);
+                    const uint32_t geu = tid / 8, slot = tid % 8;
+                    const uint32_t tpe = ZS_FIELD_GET(zs_hw_mmio_read(hw, ZS_REG_GT_TOPOLOGY), GT_TOPOLOGY, THREADS);
+                    const uint64_t slot_va = kSsaVa + (uint64_t(geu) * tpe + slot) * kSlotSize;
+                    std::vector<uint8_t> bytes(kSlotSize);
+                    kmd.read(slot_va, bytes.data(), bytes.size());
+                    const uint32_t irq = zs_hw_mmio_read(hw, ZS_REG_IRQ_STATUS);
+                    zs_hw_mmio_write(hw, ZS_REG_IRQ_STATUS, ZS_FIELD_MASK(IRQ_STATUS, DEBUG));
+                    json st = {{"tid", tid},
+                               {"cycle", dev.gt().now() - start},
+                               {"dbg_reason", zs_hw_mmio_read(hw, ZS_REG_DBG_REASON)},
+                               {"irq_debug", bool(irq & ZS_FIELD_MASK(IRQ_STATUS, DEBUG))},
+                               {"stopped", zs_hw_mmio_read(hw, ZS_REG_DBG_STOPPED)},
+                               {"slot", tohex(bytes.data(), bytes.size())}};
+                    const size_t k = stops.size();
+                    const json act = k < actions.size() ? actions[k] : json::object();
+                    for (const json &w : act.value("write", json::array())) {
+                        const std::vector<uint8_t> d = unhex(w.at("data").get<std::string>(), "on_stop write data");
+                        const uint64_t off = number(w.at("offset"), "on_stop write offset");
+                        if (off + d.size() > kSlotSize)
+                            throw std::runtime_error("on_stop write past the slot");
+                        kmd.write(slot_va + off, d.data(), d.size());
+                    }
+                    if (act.value("resume", true)) {
+                        zs_hw_mmio_write(hw, ZS_REG_DBG_WORD, tid / 32);
+                        zs_hw_mmio_write(hw, ZS_REG_DBG_RESUME, 1u << (tid % 32));
+                    }
+                    stops.push_back(st);
+                }
+                if (!dev.busy()) {
+                    idle = true;
+                    break;
+                }
+                if (dev.gt().now() - start >= opt.max_cycles)
+                    break;
+                const uint64_t before = dev.gt().now();
+                top.run_until_idle(1);  // one quantum
+                if (dev.gt().now() == before && dev.busy() && attn.empty())
+                    break;  // no progress: waiting on a semaphore the host must release
+            }
+        }
         const uint64_t cycles = dev.gt().now() - start;
         dev.gt().flush_ledger();
 
@@ -394,6 +501,15 @@ std::string run_stimulus(Device &dev, GtTop &top, const std::string &path, const
         for (const PageFault &p : dev.gt().faults())
             faults.push_back({{"address", MiniKmd::hex(p.va)}, {"reason", uint32_t(p.reason)}, {"write", p.write}});
         out["faults"] = faults;
+        if (!dbg.is_null()) {
+            json snaps = json::array();
+            for (const DebugSnapshot &sn : dev.gt().ledger().take_debug_snapshots())
+                snaps.push_back(json::parse(sn.json()));
+            out["debug"] = {{"stops", stops},
+                            {"snapshots", snaps},
+                            {"stopped", zs_hw_mmio_read(hw, ZS_REG_DBG_STOPPED)},
+                            {"attn_count", zs_hw_mmio_read(hw, ZS_REG_DBG_ATTN_COUNT)}};
+        }
     } catch (const json::exception &e) {
         throw std::runtime_error(path + ": " + e.what());
     }

@@ -85,6 +85,9 @@ enum ze_exception {
 	ZE_EXC_MISALIGNED = 3,
 	ZE_EXC_STACK = 4,
 	ZE_EXC_SLM_BOUNDS = 5,
+	ZE_EXC_HALT = 6,	   /* the halt instruction, when cr0.0 bit 6 enables it (docs/debug.md §2.3) */
+	ZE_EXC_FORCED = 26,	   /* a force-exception request of the debug unit (DBG_EXC) */
+	ZE_EXC_EXTERNAL_HALT = 30, /* a force-external-halt request of the debug unit (DBG_HALT) */
 };
 
 typedef struct ze_op_info {

@@ -222,6 +222,7 @@ class TestEncoding(unittest.TestCase):
             'send.barrier': 'send.barrier (16)',
             'do': 'do (16)',
             'halt': 'halt (1)',
+            'sipret': 'sipret (1)',
         }
         for text, want in cases.items():
             with self.subTest(text):
@@ -1373,6 +1374,10 @@ class TestExceptions(IssCase):
         th = self.single_thread(src)
         self.assertEqual((th.status, th.exception.name, th.exception.ip), ('exception', 'illegal', 16))
 
+    def test_sipret_in_a_kernel_is_illegal(self):
+        th = self.single_thread('.kernel k\n.simd 8\n        mov (1) r30.0:ud 1:ud\n        sipret\n')
+        self.assertEqual((th.status, th.exception.name, th.arf['ip'][0]), ('exception', 'illegal', 16))
+
     def test_halt_ends_the_thread(self):
         th = self.single_thread('.kernel k\n.simd 8\n        halt\n        mov (1) r30.0:ud 1:ud\n')
         self.assertEqual((th.status, th.reg(30)[0], th.arf['ip'][0]), ('halt', 0, 0))
@@ -1573,7 +1578,7 @@ class TestGenerator(unittest.TestCase):
                     seen.add('v%d' % ins.vsize)
                 if ins.is_send and ins.atomic is not None:
                     seen.add('atomic.' + ins.atomic.name)
-        wanted = {op.name for op in zeisa.ISA.ops} - {'send', 'halt'}
+        wanted = {op.name for op in zeisa.ISA.ops} - {'send', 'halt', 'sipret'}
         wanted |= {'send.' + m.name for m in zeisa.ISA.msgs} - {'send.timestamp'}
         wanted |= {'v1', 'v2', 'v3', 'v4'} | {'atomic.' + a for a in zegen.GLOBAL_ATOMICS}
         self.assertEqual(wanted - seen, set())

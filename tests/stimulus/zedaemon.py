@@ -10,7 +10,7 @@ import time
 
 MAGIC = 0x4D49535A
 HELLO, SHUTDOWN, WAIT_IDLE, OPEN, IOCTL, MMAP = 1, 2, 3, 8, 9, 10
-MMIO_READ, MMIO_WRITE, GET_PHYS, LEDGER, STIMULUS, KMD_STATS, ERROR = 16, 17, 18, 19, 20, 21, 0xFFFF
+MMIO_READ, MMIO_WRITE, GET_PHYS, LEDGER, STIMULUS, KMD_STATS, DEBUG_SNAPSHOTS, ERROR = 16, 17, 18, 19, 20, 21, 22, 0xFFFF
 
 
 def request(sock, type_, payload=b""):
@@ -102,6 +102,11 @@ class Daemon:
         """The KMD's statistics (docs/kmd.md §10) through the test channel."""
         import json
         return json.loads(self.query(KMD_STATS))
+
+    def debug_snapshots(self):
+        """The model's debug stop / resume snapshots since the last call (docs/debug.md §2.6)."""
+        import json
+        return [json.loads(x) for x in self.query(DEBUG_SNAPSHOTS).decode().splitlines() if x.strip()]
 
     def mmio_read(self, offset):
         """A device register through the test channel."""

@@ -654,6 +654,10 @@ class Thread:
     def op_halt(self, ins):
         self.status = HALT
 
+    def op_sipret(self, ins):
+        # Legal only in the system routine (docs/debug.md §2.3); kernels never run there.
+        raise ThreadFault('illegal', 'sipret outside the system routine')
+
     # -- send (§4) -----------------------------------------------------------------
 
     def op_send(self, ins):

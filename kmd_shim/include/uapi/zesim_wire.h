@@ -60,6 +60,7 @@ enum zesim_wire_type {
 	ZESIM_WIRE_LEDGER = 19,	    /* -> ledger JSON lines */
 	ZESIM_WIRE_STIMULUS = 20,   /* {path text} -> result JSON */
 	ZESIM_WIRE_KMD_STATS = 21,  /* -> KMD object counts as JSON */
+	ZESIM_WIRE_DEBUG_SNAPSHOTS = 22, /* -> the model's debug stop / resume snapshots as JSON lines (drained) */
 	/* Secondary fd socket (docs/daemon.md §2.1).  `ret` is a byte count or
 	 * -errno, as the syscall's. */
 	ZESIM_WIRE_FD_READ = 24,   /* {len u32} -> {ret i32, ret bytes}; never waits: -EAGAIN when empty */
