@@ -18,7 +18,9 @@ the test types commands (send-keys) and reads the screen (capture-pane):
   * set $r10.3 = 0x77, continue: the target prints lid + 0x1000 except out[3] = 0x77
     (the Python expectation below) and exits 0; zesim-dbg reports the detach;
   * clear errors: an unknown command, a second debugger on the same pid, a pid that
-    does not exist.
+    does not exist;
+  * zesim-dbg -- PROGRAM: started by the debugger, break dbgk+OFFSET, the stop there,
+    continue, the kernel's own result, the program's exit code reported.
 Exit 77 (CTest skip) when tmux is missing or the driver does not offer the debug
 API (zetDeviceGetDebugProperties without ATTACH), with the reason.
 """
@@ -211,6 +213,41 @@ def session(a, tm, work, env):
     tm.type('dbg', 'quit')
     tm.wait('dbg', r'^DBG-EXIT 0$')
     print('ok   zesim-dbg reports the detach and quits')
+    tm('kill-session', '-t', 'zdbg')
+    return launched(a, tm, work, tenv, offset, line)
+
+
+def launched(a, tm, work, tenv, offset, line):
+    """zesim-dbg -- PROGRAM: it starts the target, attaches, breaks at dbgk+OFFSET
+    (the same instruction by its kernel offset), continues, the target completes
+    with the kernel's own result and zesim-dbg ends when asked to."""
+    pidfile, gofile = work / 'target2.pid', work / 'go2'
+    for f in (pidfile, gofile):
+        if f.exists():
+            f.unlink()
+    tm('new-session', '-d', '-s', 'zdbg', '-x', '200', '-y', '50', '-n', 'dbg',
+       'env %s %s -- %s %s %s %s; echo DBG-EXIT $?; sleep 600' % (
+           tenv, shlex.quote(a.dbg), shlex.quote(a.target), shlex.quote(a.module), shlex.quote(str(pidfile)),
+           shlex.quote(str(gofile))))
+    m, _ = tm.wait('dbg', r'^attached to (\d+)')
+    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 1 kernel \(dbgk\), with source lines\]')
+    tm.wait('dbg', r'dbg_target: pid %s, module loaded' % m.group(1))
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'break dbgk+0x%x' % offset)
+    tm.wait('dbg', r'breakpoint 1 at 0x[0-9a-f]+: dbgk\+0x%x at dbg\.zeasm:%d' % (offset, line), after=mark)
+    gofile.write_text('go\n')
+    tm.wait('dbg', r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: breakpoint, ip 0x%x dbgk\+0x%x at dbg\.zeasm:%d\]'
+            % (offset, offset, line))
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'continue')
+    m, _ = tm.wait('dbg', r'dbg_target: out =((?: 0x[0-9a-f]+){8})', after=mark)
+    got = [int(v, 16) for v in m.group(1).split()]
+    if got != [lid + 0x1000 for lid in range(8)]:
+        raise Fail('launched target computed %s' % [hex(v) for v in got])
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]')
+    tm.type('dbg', 'quit')
+    tm.wait('dbg', r'^DBG-EXIT 0$')
+    print('ok   zesim-dbg -- PROGRAM: attached at start, break dbgk+0x%x, stop, continue, exit code 0' % offset)
     return 0
 
 
@@ -245,7 +282,10 @@ def main():
     except Fail as e:
         print('FAIL: %s' % e)
         for w in ('app', 'dbg'):
-            print('--- window %s ---\n%s' % (w, tm.screen(w) if tm('list-windows', '-t', 'zdbg', check=False) else ''))
+            try:
+                print('--- window %s ---\n%s' % (w, tm.screen(w)))
+            except Fail:
+                pass
     finally:
         tm.kill()
         daemon.terminate()

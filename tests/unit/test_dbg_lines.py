@@ -12,6 +12,7 @@ and `readelf -sW` for the symbols), never zesim-dbg's own code:
     functions, and of SPIR-V kernels translated with -g: every row (file, line,
     address, is_stmt, end of sequence) equal, in order;
   * the function symbols equal readelf's;
+  * the command line's errors name the reason (exit 2 usage, 1 failure);
   * malformed files (truncated at many points, .debug_line bytes flipped) give a
     message and exit 1, never a crash or a sanitizer report (--dbg-san).
 """
@@ -261,6 +262,17 @@ def main():
             what = 'zesim-spirv -g ' + Path(spv).name
             rows = check_lines(a.dbg, elf, what)
             check_resolve(a.dbg, elf, what, rows, check_symbols(a.dbg, elf, what))
+        # The command line: help, usage errors, a pid that does not exist (no device needed).
+        for args, code, text in [(['--help'], 0, 'usage: zesim-dbg'), ([], 2, 'give either -p PID or -- PROGRAM'),
+                                 (['-p', 'abc'], 2, '-p needs a process id, not "abc"'),
+                                 (['-p', '1', '--', 'x'], 2, 'give either'), (['--frob'], 2, 'unknown option'),
+                                 (['-p', '2147483646'], 1, 'no process with pid 2147483646'),
+                                 (['--resolve', mod, 'nokernel+0x10'], 1, 'no such kernel'),
+                                 (['--resolve', mod, 'first+0x11'], 2, 'not at an instruction')]:
+            r = run([a.dbg] + args, ok=(code,))
+            if text not in r.stdout + r.stderr:
+                fail('zesim-dbg %s: %r without %r' % (' '.join(map(str, args)), r.stdout + r.stderr, text))
+        print('ok   command-line errors: the usage, the reason, exit 2 or 1')
         r = run([a.dbg, '--lines', work / 't.c'], ok=(1,))
         if 'not an ELF file' not in r.stderr:
             fail('--lines on a C file: %r' % r.stderr)

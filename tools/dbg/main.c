@@ -1000,7 +1000,14 @@ static int command(char *line)
 	else if (!strcmp(c, "interrupt")) {
 		if (need_session()) {
 			ze_result_t r = zetDebugInterrupt(D.sess, all_threads);
-			out(r == ZE_RESULT_SUCCESS ? "interrupting every thread\n" : "interrupt failed: %s\n", ze_err(r));
+			if (r == ZE_RESULT_SUCCESS)
+				out("interrupting every thread\n");
+			else if (r == ZE_RESULT_NOT_READY)
+				out("an interrupt is already pending\n");
+			else if (r == ZE_RESULT_ERROR_NOT_AVAILABLE)
+				out("no thread is running (nothing to interrupt)\n");
+			else
+				out("interrupt failed: %s\n", ze_err(r));
 		}
 	}
 	else if (!strcmp(c, "thread") || !strcmp(c, "t"))
