@@ -979,9 +979,12 @@ static int slm_access(zs_dbg_t *s, uint32_t i, uint64_t addr, size_t size, uint8
 		struct zesim_ssa_sip_command c = {.command = ZESIM_SIP_CMD_SLM_READ, .size = (uint32_t)n, .offset = a};
 		const uint64_t lo = a > addr ? a : addr, hi = a + n < end ? a + n : end;
 		int rc;
-		if (!wbuf || lo > a || hi < a + n) /* a read, or a write of part of a dword */
+		if (!wbuf || lo > a || hi < a + n) { /* a read, or a write of part of a dword */
 			if ((rc = sip_command(s, i, &c)))
 				return rc;
+			if (c.size != n)
+				return -EFAULT; /* refused: past the group's SLM */
+		}
 		if (rbuf)
 			memcpy(rbuf + (lo - addr), c.buffer + (lo - a), hi - lo);
 		if (wbuf) {
@@ -991,6 +994,8 @@ static int slm_access(zs_dbg_t *s, uint32_t i, uint64_t addr, size_t size, uint8
 			c.offset = a;
 			if ((rc = sip_command(s, i, &c)))
 				return rc;
+			if (c.size != n)
+				return -EFAULT;
 		}
 		a += n;
 	}

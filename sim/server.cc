@@ -656,6 +656,14 @@ public:
                 return error(c.file ? "this connection already has a DRM file"
                                     : "OPEN takes a 4-byte pid and optionally a 4-byte job timeout in ms");
             c.pid = int(get32(p));
+            {
+                // The kernel's word for who the peer is (EU debug connects by pid and
+                // checks ptrace rights of that process, docs/kmd.md §14).
+                struct ucred cr = {};
+                socklen_t cl = sizeof(cr);
+                if (getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 && cr.pid > 0)
+                    c.pid = int(cr.pid);
+            }
             c.file = zk_open(kmd_, c.pid);
             if (!c.file)
                 return error("out of memory");
@@ -684,7 +692,8 @@ public:
                      "\"pt_bytes\":%llu,\"free_bytes\":%llu,\"jobs_completed\":%llu,\"jobs_cancelled\":%llu,"
                      "\"engine_resets\":%llu,\"preemptions\":%llu,\"jobs_timed_out\":%llu,\"timeslices\":%llu,\"jobs_faulted\":%llu,"
                      "\"eu_faults\":%llu,\"fds\":%u,\"oa_configs\":%u,\"oa_streams\":%u,\"oa_reports_read\":%llu,"
-                     "\"oa_irqs\":%llu}",
+                     "\"oa_irqs\":%llu,\"debug_connections\":%u,\"debug_events\":%llu,\"debug_irqs\":%llu,"
+                     "\"debug_resumes\":%llu}",
                      st.files, st.bos, st.vms, st.queues, st.jobs, (unsigned long long)st.bo_bytes,
                      (unsigned long long)st.pt_bytes, (unsigned long long)st.free_bytes,
                      (unsigned long long)st.jobs_completed, (unsigned long long)st.jobs_cancelled,
@@ -692,7 +701,9 @@ public:
                      (unsigned long long)st.jobs_timed_out, (unsigned long long)st.timeslices,
                      (unsigned long long)st.jobs_faulted,
                      (unsigned long long)st.eu_faults, zk_fd_count(kmd_), st.oa_configs, st.oa_streams,
-                     (unsigned long long)st.oa_reports_read, (unsigned long long)st.oa_irqs);
+                     (unsigned long long)st.oa_reports_read, (unsigned long long)st.oa_irqs, st.debug_connections,
+                     (unsigned long long)st.debug_events, (unsigned long long)st.debug_irqs,
+                     (unsigned long long)st.debug_resumes);
             return send_text(c, kKmdStats, buf);
         }
         case kMmioRead: {

@@ -140,6 +140,7 @@ uint64_t zk_now_ns(zk_kmd_t *k)
 static void submit(zk_kmd_t *k, zk_job_t *j)
 {
 	const uint64_t root = j->q->vm->root;
+	zk_debug_submit(k, j); /* the debug registers (debug.c) */
 	const uint32_t head[] = {
 		ZS_CMD_HEADER(ZS_CMD_LOAD_REGISTER_IMM, 3), ZS_REG_CTX_PT_ROOT_LO, (uint32_t)root,
 		ZS_CMD_HEADER(ZS_CMD_LOAD_REGISTER_IMM, 3), ZS_REG_CTX_PT_ROOT_HI, (uint32_t)(root >> 32),
@@ -361,6 +362,8 @@ void zk_service(zk_kmd_t *k)
 	k->irq_seen = 0;
 	if (irqs)
 		zs_hw_mmio_write(k->hw, ZS_REG_IRQ_STATUS, irqs);
+	if (irqs & ZS_IRQ_DEBUG)
+		zk_debug_irq(k); /* before the fault: a page-fault stop's address is in FAULT_* */
 	if (irqs & ZS_IRQ_PAGE_FAULT)
 		handle_eu_fault(k);
 	if (irqs & ZS_IRQ_OA_BUFFER)
@@ -391,6 +394,13 @@ void zk_service(zk_kmd_t *k)
 				k->st.preemptions++;
 			}
 		}
+	}
+	if (k->running && zk_debug_hold(k)) {
+		/* Threads stopped for the debugger (docs/kmd.md §14): neither the time
+		 * slice nor the job timeout runs while any of them is in attention. */
+		k->charged_at = zk_now_ns(k);
+		k->slice_start = zk_read_counter(k, ZS_REG_GT_CYCLES_LO);
+		return;
 	}
 	if (k->running && k->timeslice_cycles && other_queue_waits(k, k->running->q)) {
 		/* Time slicing: the job has had the engine for a quantum of
@@ -469,6 +479,7 @@ int zk_ioctl_exec_queue_create(ZK_IOCTL_ARGS)
 	vm->refs++;
 	k->st.queues++;
 	f->nqueues++;
+	zk_debug_queue_created(f, c->exec_queue_id, q);
 	return 0;
 }
 
@@ -481,6 +492,7 @@ int zk_ioctl_exec_queue_destroy(ZK_IOCTL_ARGS)
 	zk_queue_t *q = zk_handle_take(&f->queues, d->exec_queue_id);
 	if (!q)
 		return -ENOENT;
+	zk_debug_queue_destroyed(f, d->exec_queue_id);
 	zk_queue_unref(k, q);
 	return 0;
 }

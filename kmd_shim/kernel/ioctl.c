@@ -31,6 +31,9 @@ static const struct {
 	{DRM_IOCTL_ZESIM_EXEC, zk_ioctl_exec},
 	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, zk_ioctl_wait_user_fence},
 	{DRM_IOCTL_ZESIM_OBSERVATION, zk_ioctl_observation}, /* oa.c */
+	{DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, zk_ioctl_eudebug_connect},		   /* debug.c */
+	{DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, zk_ioctl_debug_metadata_create}, /* debug.c */
+	{DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, zk_ioctl_debug_metadata_destroy}, /* debug.c */
 	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, zk_ioctl_test_fd_open},	     /* testfd.c, test only */
 	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, zk_ioctl_test_fd_produce}, /* testfd.c, test only */
 };

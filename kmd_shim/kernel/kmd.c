@@ -56,7 +56,8 @@ zk_kmd_t *zk_create(zs_hw_t *hw)
 				  .bytes_per_file = k->phys_size / 2,
 				  .vms_per_file = ZK_DEFAULT_MAX_VMS_PER_FILE,
 				  .queues_per_file = ZK_DEFAULT_MAX_QUEUES_PER_FILE};
-	if (zk_oa_init(k)) {
+	if (zk_oa_init(k) || zk_debug_init(k)) {
+		zk_oa_fini(k);
 		free(k->free);
 		free(k);
 		return NULL;
@@ -77,6 +78,7 @@ void zk_destroy(zk_kmd_t *k)
 		zk_close(k->files[0]);
 	zk_fds_fini(k);
 	zk_oa_fini(k);
+	zk_debug_fini(k);
 	free(k->files);
 	free(k->free);
 	free(k);
@@ -99,6 +101,7 @@ zk_file_t *zk_open(zk_kmd_t *k, int pid)
 	f->job_timeout_ns = ~0ull;
 	k->files[k->nfiles++] = f;
 	k->st.files++;
+	zk_debug_file_opened(f);
 	return f;
 }
 
@@ -106,6 +109,7 @@ void zk_close(zk_file_t *f)
 {
 	zk_kmd_t *k = f->kmd;
 	zk_fds_file_closed(k, f); /* its fds hang up (fds.c) */
+	zk_debug_file_closing(f); /* destroy events, detach its debugger (debug.c) */
 	/* Cancel its queued jobs, and its running job with an engine reset. */
 	zk_cancel_queued(k, NULL, f);
 	if (k->running && k->running->file == f) {

@@ -49,6 +49,10 @@ typedef struct zk_stats {
 	uint32_t oa_streams;	 /* open OA streams (0 or 1) */
 	uint64_t oa_reports_read; /* reports copied to OA stream readers */
 	uint64_t oa_irqs;	 /* IRQ_STATUS.OA_BUFFER interrupts handled */
+	uint32_t debug_connections; /* live EU debug connections (debug fds) */
+	uint64_t debug_events;	    /* EU debug events queued, all connections */
+	uint64_t debug_irqs;	    /* IRQ_STATUS.DEBUG interrupts handled */
+	uint64_t debug_resumes;	    /* threads the KMD resumed itself (no debugger, or it went away) */
 } zk_stats_t;
 
 /* What an EU fault (a thread ended by a page fault or another exception, §8)
@@ -140,6 +144,13 @@ typedef struct zk_limits {
 /* Apply to later calls (objects that exist stay). */
 void zk_set_limits(zk_kmd_t *kmd, const zk_limits_t *limits);
 void zk_get_limits(zk_kmd_t *kmd, zk_limits_t *out);
+
+/* EU debug (docs/kmd.md §14): the system routine the KMD installs in the debug
+ * area (the daemon's embedded firmware/sip.zeasm binary), copied; before the first
+ * CONNECT.  Without it, debugging works without stops: jobs run without the SIP
+ * (DBG_MODE 0), events and the VM fd work.  0, -EINVAL (empty, larger than the
+ * area's SIP part or not a multiple of 16 bytes), -EBUSY (the area is in use). */
+int zk_set_sip(zk_kmd_t *kmd, const void *code, size_t bytes);
 
 /* Reprogram the ring after something else used the device directly (the
  * daemon's test-only stimulus runner; only allowed with no file open). */

@@ -11,6 +11,8 @@
  *   fds.c    fd objects: what an ioctl returns as a new fd (fds.h, docs/kmd.md §12)
  *   testfd.c the test-only test fd kind (TEST_FD_OPEN, TEST_FD_PRODUCE)
  *   oa.c     OA streams: the OA_UNITS query, OBSERVATION, the stream fd (docs/kmd.md §13)
+ *   debug.c  EU debug: CONNECT, the debug fd and the VM fd, module metadata, the debug area (SIP + SSA),
+ *            attention interrupts (docs/kmd.md §14)
  * Object lifetimes follow a Linux DRM driver: handles hold references, VM mappings
  * hold their GEM objects, exec queues hold their VM, jobs hold their queue; an object
  * is freed at its last reference.  Every ioctl validates its whole argument before
@@ -59,6 +61,8 @@ typedef struct zk_vm {
 	size_t ntables;
 	zk_mapping_t *maps;
 	zk_file_t *owner; /* charged for the VM and its page tables (limits) */
+	uint64_t stamp;	  /* creation order (debug.c: replayed events) */
+	int debug_mapped; /* the debug area is mapped at ZESIM_DEBUG_AREA_VA (debug.c) */
 } zk_vm_t;
 
 typedef struct zk_queue {
@@ -67,6 +71,7 @@ typedef struct zk_queue {
 	uint32_t ctx_id;
 	int banned; /* a job of this queue failed */
 	zk_file_t *owner; /* charged for the queue (limits) */
+	uint64_t stamp;	  /* creation order (debug.c) */
 } zk_queue_t;
 
 typedef struct zk_job {
@@ -97,6 +102,11 @@ struct zk_file {
 	 * them.  Nothing outlives its file (zk_close), so these end at 0. */
 	uint32_t nbos, nvms, nqueues;
 	uint64_t bytes; /* GEM objects + page tables */
+	/* EU debug (debug.c) */
+	uint64_t serial, stamp; /* unique per file; creation order */
+	int debuggable;		/* has or had a debugger: its jobs run with the SIP */
+	struct zk_dbg_module *modules; /* DEBUG_METADATA_CREATE, newest first */
+	uint32_t next_module;
 };
 
 typedef struct extent {
@@ -129,6 +139,7 @@ struct zk_kmd {
 	zk_bo_t *bos;	  /* every live GEM object (PRIME import, owners that close) */
 	int prime_fd;	  /* the fd PRIME_HANDLE_TO_FD gives, until the daemon takes it (-1: none) */
 	struct zk_oa *oa; /* OA configs and the OA unit's stream (oa.c) */
+	struct zk_dbg *dbg; /* EU debug connections and the debug area (debug.c) */
 };
 
 /* Every ioctl handler: the argument (its size checked against the table), the
@@ -167,6 +178,22 @@ uint32_t zk_oa_units_size(zk_kmd_t *k);
 void zk_oa_units_fill(zk_kmd_t *k, uint8_t *d);
 void zk_oa_irq(zk_kmd_t *k);
 
+/* debug.c */
+int zk_debug_init(zk_kmd_t *k);
+void zk_debug_fini(zk_kmd_t *k);
+void zk_debug_file_opened(zk_file_t *f);
+void zk_debug_file_closing(zk_file_t *f); /* after its fds hung up, before its objects go */
+int zk_debug_vm_created(zk_file_t *f, uint32_t id, zk_vm_t *vm); /* maps the debug area */
+void zk_debug_vm_destroyed(zk_file_t *f, uint32_t id);
+void zk_debug_queue_created(zk_file_t *f, uint32_t id, zk_queue_t *q);
+void zk_debug_queue_destroyed(zk_file_t *f, uint32_t id);
+int zk_debug_va_reserved(uint64_t addr, uint64_t range); /* VM_BIND must not touch the debug area */
+void zk_debug_submit(zk_kmd_t *k, const zk_job_t *j);    /* program the debug registers for j */
+void zk_debug_irq(zk_kmd_t *k);				   /* IRQ_STATUS.DEBUG */
+int zk_debug_hold(zk_kmd_t *k); /* threads in attention: no time slice, no job timeout; also ends halts */
+/* vm.c: map [pa, pa+size) read-write at va (no GEM object; the VM's tables are freed with it). */
+int zk_vm_map_pages(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, uint64_t size, uint64_t pa);
+
 /* The ioctl table: 0, or -1 (with a message) when a table entry has no handler
  * or a handler no entry. */
 int zk_ioctl_table_check(void);
@@ -188,6 +215,9 @@ int zk_ioctl_vm_create(ZK_IOCTL_ARGS);
 int zk_ioctl_vm_destroy(ZK_IOCTL_ARGS);
 int zk_ioctl_wait_user_fence(ZK_IOCTL_ARGS);
 int zk_ioctl_observation(ZK_IOCTL_ARGS);
+int zk_ioctl_eudebug_connect(ZK_IOCTL_ARGS);
+int zk_ioctl_debug_metadata_create(ZK_IOCTL_ARGS);
+int zk_ioctl_debug_metadata_destroy(ZK_IOCTL_ARGS);
 int zk_ioctl_test_fd_open(ZK_IOCTL_ARGS);
 int zk_ioctl_test_fd_produce(ZK_IOCTL_ARGS);
 

@@ -157,6 +157,16 @@ uint8_t *zk_vm_ptr(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, int write)
 	return pa + 8 <= k->phys_size ? k->phys + pa : NULL;
 }
 
+int zk_vm_map_pages(zk_kmd_t *k, zk_vm_t *vm, uint64_t va, uint64_t size, uint64_t pa)
+{
+	const int big = !((va | size | pa) % PAGE64K);
+	int rc = pt_map(k, vm, va, size, pa, 1, big);
+	if (rc)
+		pt_unmap(k, vm, va, size);
+	zs_hw_mmio_write(k->hw, ZS_REG_TLB_INVALIDATE, 1);
+	return rc;
+}
+
 int zk_check_syncs(const struct drm_zesim_sync *s, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -202,6 +212,8 @@ int zk_ioctl_vm_bind(ZK_IOCTL_ARGS)
 			return -EINVAL;
 		if (!op->range || (op->addr | op->range) % page || op->addr >= VA_LIMIT || op->range > VA_LIMIT - op->addr)
 			return -EINVAL;
+		if (zk_debug_va_reserved(op->addr, op->range))
+			return -EINVAL; /* the debug area (debug.c) */
 		if (op->op == ZESIM_VM_BIND_OP_MAP) {
 			zk_bo_t *bo = zk_handle_get(&f->bos, op->obj);
 			if (!bo)
@@ -302,8 +314,14 @@ int zk_ioctl_vm_create(ZK_IOCTL_ARGS)
 	}
 	k->st.vms++;
 	f->nvms++;
-	if ((rc = zk_handle_add(&f->vms, vm, &v->vm_id)) != 0)
+	if ((rc = zk_handle_add(&f->vms, vm, &v->vm_id)) != 0) {
 		zk_vm_unref(k, vm);
+		return rc;
+	}
+	if ((rc = zk_debug_vm_created(f, v->vm_id, vm)) != 0) {
+		zk_vm_unref(k, zk_handle_take(&f->vms, v->vm_id));
+		v->vm_id = 0;
+	}
 	return rc;
 }
 
@@ -316,6 +334,7 @@ int zk_ioctl_vm_destroy(ZK_IOCTL_ARGS)
 	zk_vm_t *vm = zk_handle_take(&f->vms, v->vm_id);
 	if (!vm)
 		return -ENOENT;
+	zk_debug_vm_destroyed(f, v->vm_id);
 	zk_vm_unref(k, vm);
 	return 0;
 }

@@ -888,10 +888,13 @@ static int read_chain(const struct zesim_uptr *u, uint64_t addr, blob_t *b)
 /* The user buffers of a call, from the ioctl table shared with the KMD
  * (uapi/zesim_ioctl_table.h): where each is, how long, which way it goes; the in
  * buffers are read here (a nested buffer's pointer is in an earlier one). */
-static int blobs_for(unsigned long cmd, const void *arg, blob_t *b, unsigned *nb)
+static int blobs_for(unsigned long cmd, const void *arg, blob_t *b, unsigned *nb, int secondary)
 {
 	*nb = 0;
-	const struct zesim_ioctl_desc *d = zesim_ioctl_find(cmd);
+	/* A secondary fd's ioctls: their own table (the EU debug fd's). */
+	const struct zesim_ioctl_desc *d = secondary ? zesim_fd_ioctl_find(cmd) : zesim_ioctl_find(cmd);
+	if (d && d->arg_size != _IOC_SIZE(cmd))
+		d = NULL;
 	if (!d)
 		return 0; /* unknown: the KMD answers EINVAL */
 	int at[4] = {-1, -1, -1, -1}; /* the blob of each uptr */
@@ -940,8 +943,8 @@ static void put32(uint8_t **p, uint32_t v)
 	*p += 4;
 }
 
-/* An ioctl on the device fd, or on a secondary fd (c->secondary: any type,
- * no user buffers yet; the KMD object checks the command). */
+/* An ioctl on the device fd, or on a secondary fd (c->secondary: any type, user
+ * buffers from zesim_fd_ioctls; the KMD object checks the command). */
 static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 {
 	if (!c->secondary && _IOC_TYPE(cmd) != ZESIM_DRM_IOCTL_BASE)
@@ -963,7 +966,7 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	}
 	blob_t b[4];
 	unsigned nb = 0;
-	int rc = c->secondary ? 0 : blobs_for(cmd, arg, b, &nb);
+	int rc = blobs_for(cmd, arg, b, &nb, c->secondary);
 	if (rc)
 		return rc;
 	size_t total = 16 + size + 8;
@@ -1015,7 +1018,7 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 	if (c->secondary) {
 		t = sfd_transact(fd, c, ZESIM_WIRE_FD_IOCTL, req, (uint32_t)(p - req), &rep, &rlen, &newfd);
 		if (t == -EPIPE)
-			t = -EIO;
+			t = _IOC_TYPE(cmd) == ZESIM_EUDEBUG_IOCTL_BASE ? -ENOTCONN : -EIO; /* hung up: detached */
 	} else if (t == 0 && wait_end) {
 		/* The daemon counts the timeout from when it reads the request,
 		 * which may be later than the call: send what is left. */
@@ -1036,7 +1039,7 @@ static int device_ioctl(int fd, conn_t *c, unsigned long cmd, void *argp)
 		free(rep);
 		if (newfd >= 0)
 			real_close(newfd);
-		return t == -ETIME ? -ETIME : t == W_ERROR ? -EINVAL : -EIO; /* -EIO: the daemon went away */
+		return t == -ETIME ? -ETIME : t == -ENOTCONN ? -ENOTCONN : t == W_ERROR ? -EINVAL : -EIO; /* -EIO: the daemon went away */
 	}
 	if (w && size >= sizeof(*w) && rlen >= 8 + sizeof(*w))
 		memcpy(rep + 8 + offsetof(struct drm_zesim_wait_user_fence, timeout), &timeout, sizeof(timeout));
@@ -1186,12 +1189,62 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 	return (real_fopen64 ? real_fopen64 : real_fopen)(path, mode);
 }
 
+/* A secondary fd's fsync (the EU debug VM fd's: its writes are in GPU memory at once). */
+EXPORT int fsync(int fd)
+{
+	init();
+	conn_t *c = obj_of(fd);
+	if (c && c->secondary)
+		return 0;
+	static int (*real_fsync)(int);
+	if (!real_fsync)
+		real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+	return real_fsync(fd);
+}
+
+EXPORT int fdatasync(int fd)
+{
+	init();
+	conn_t *c = obj_of(fd);
+	if (c && c->secondary)
+		return 0;
+	static int (*real_fdatasync)(int);
+	if (!real_fdatasync)
+		real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+	return real_fdatasync(fd);
+}
+
 EXPORT int close(int fd)
 {
 	init();
 	if (obj_of(fd))
 		untrack(fd);
 	return real_close(fd);
+}
+
+/* READ_EVENT of the EU debug fd waits here (the daemon does not block an fd's
+ * ioctl): until the fd is readable (an event, or the hang-up) and asks again, at
+ * most timeout_ns, capped at 5 s as Xe's (docs/uapi.md "EU debug"). */
+#define READ_EVENT_MAX_WAIT_NS 5000000000ull
+static int read_event_wait(int fd, conn_t *c, void *argp)
+{
+	struct drm_zesim_eudebug_read_event r;
+	if (copy_in(&r, (uintptr_t)argp, sizeof(r)))
+		return -EFAULT;
+	const uint64_t wait = r.timeout_ns > READ_EVENT_MAX_WAIT_NS ? READ_EVENT_MAX_WAIT_NS : r.timeout_ns;
+	const uint64_t end = now_ns() + wait;
+	int rc = -EAGAIN;
+	while (rc == -EAGAIN && wait) {
+		const uint64_t now = now_ns();
+		if (now >= end)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		const int ms = (int)((end - now + 999999) / 1000000);
+		if (poll(&p, 1, ms) < 0 && errno != EINTR)
+			return -EIO;
+		rc = device_ioctl(fd, c, ZESIM_EUDEBUG_IOCTL_READ_EVENT, argp);
+	}
+	return rc;
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
@@ -1205,6 +1258,8 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (!c)
 		return real_ioctl(fd, request, arg);
 	int rc = device_ioctl(fd, c, request, arg);
+	if (rc == -EAGAIN && c->secondary && request == ZESIM_EUDEBUG_IOCTL_READ_EVENT)
+		rc = read_event_wait(fd, c, arg);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

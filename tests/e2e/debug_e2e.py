@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'stimulus'))
 import zedaemon  # noqa: E402
 
-CASES = ['disabled', 'errors', 'bp', 'bp-notifier', 'unavailable', 'interrupt', 'fault', 'kill-target',
+CASES = ['disabled', 'errors', 'bp', 'bp-notifier', 'unavailable', 'interrupt', 'fault', 'slm', 'kill-target',
          'kill-tool']
 
 
@@ -189,7 +189,7 @@ def run_case(opts, case, tmp):
                 fail('disabled: tool exited %r:\n%s' % (rc, tool.out()), d)
             return 'without ZET_ENABLE_PROGRAM_DEBUGGING: no ATTACH flag, attach UNSUPPORTED_FEATURE'
         mode = {'bp': 'bp', 'bp-notifier': 'bp', 'errors': 'bp', 'unavailable': 'bp', 'kill-target': 'bp',
-                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault'}[case]
+                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault', 'slm': 'slm'}[case]
         target = Proc([opts.target, opts.elf, mode] +
                       ([str(opts.spin_groups), str(opts.spin_count)] if mode == 'spin' else []),
                       env_for(opts, d), stdin=True)
@@ -261,6 +261,14 @@ def run_case(opts, case, tmp):
                 fail('fault: page fault at %r, the target loads from %s' % (pf and pf.group(1), bad), d)
             if got != {i: i for i in range(8)}:
                 fail('fault: results %r' % got, d)
+        if case == 'slm':
+            mem = bytearray(b''.join((i * 7 + 3).to_bytes(4, 'little') for i in range(8)))
+            a, n, v = re.search(r'^slm-write (\d+) (\d+) ([0-9a-f]+)$', out, re.M).groups()
+            for k in range(int(n)):
+                mem[int(a) + k] = int(v, 16) + k
+            want = {i: int.from_bytes(mem[4 * i:4 * i + 4], 'little') for i in range(8)}
+            if got != want:
+                fail('slm: results %r, expected %r after the debugger\'s SLM write' % (got, want), d)
         if case == 'interrupt':
             n = opts.spin_groups * 8
             want = {i: opts.spin_count + i for i in range(n)}

@@ -7,6 +7,7 @@
  *   bp     dbgk over 16 items (two SIMD8 threads): "out I V" per item
  *   spin   spin over ARG groups of 8 (default 8) counting to ARG2 (default 400000): "out I V"
  *   fault  fault over 8 items loading from an unmapped address: "bad 0x..", "out I V"
+ *   slm    slmk over 8 items (one thread, its SLM): "out I V"
  * and "target done".  The harness checks the values against its own reference. */
 #include <unistd.h>
 
@@ -44,6 +45,14 @@ int main(int argc, char **argv)
 		const uint32_t count = argc > 4 ? (uint32_t)atoi(argv[4]) : 400000;
 		e2e_arg_t args[] = {{sizeof(out), &out}, {sizeof(count), &count}};
 		e2e_set_args(k, 2, args);
+	} else if (strcmp(mode, "slm") == 0) {
+		k = e2e_kernel(m, "slmk");
+		n = 8;
+		groups = 1;
+		out = e2e_alloc_shared(&e, n * 4);
+		memset(out, 0, n * 4);
+		e2e_arg_t args[] = {{sizeof(out), &out}};
+		e2e_set_args(k, 1, args);
 	} else {
 		k = e2e_kernel(m, "fault");
 		n = 8;

@@ -3,7 +3,7 @@
  *
  *     test_debug_tool MODE PID [--dump FILE] [--modify]
  *
- * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | fault.  It prints
+ * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | unavailable | fault | slm.  It prints
  * "attached" once attached (the harness then lets the target run), one line per event
  * and what it checked; it exits 0 when everything held, else 1 with the reason.  With
  * --dump, every stopped thread's register sets and the memory it read are written to
@@ -394,6 +394,45 @@ static int mode_unavailable(uint32_t pid)
 	return 0;
 }
 
+/* slm: at the breakpoint on slmk's SLM load, the group's SLM through the SIP's
+ * commands: an aligned read, an unaligned one, one of several chunks, one past the
+ * group's SLM; then an unaligned write the kernel then loads (debug_e2e.py predicts). */
+static int mode_slm(uint32_t pid)
+{
+	attach(pid);
+	zet_debug_event_t ev;
+	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_MODULE_LOAD);
+	on_module(&ev, ".text.slmk", 96, true);
+	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED);
+	const ze_device_thread_t t = ev.info.thread.thread;
+	zet_debug_memory_space_desc_t d = {ZET_STRUCTURE_TYPE_DEBUG_MEMORY_SPACE_DESC, NULL,
+					   ZET_DEBUG_MEMORY_SPACE_TYPE_SLM, 0};
+	uint32_t slm[64];
+	CHECK(zetDebugReadMemory(session, t, &d, 32, slm));
+	for (uint32_t l = 0; l < 8; l++)
+		EXPECT(slm[l] == l * 7 + 3, "SLM dword %u = %u, the kernel stored %u", l, slm[l], l * 7 + 3);
+	uint8_t part[13];
+	d.address = 5;
+	CHECK(zetDebugReadMemory(session, t, &d, sizeof(part), part));
+	EXPECT(memcmp(part, (uint8_t *)slm + 5, sizeof(part)) == 0, "unaligned SLM read differs");
+	d.address = 0;
+	CHECK(zetDebugReadMemory(session, t, &d, 256, slm)); /* three chunks */
+	for (uint32_t l = 0; l < 8; l++)
+		EXPECT(slm[l] == l * 7 + 3, "SLM dword %u = %u in the long read", l, slm[l]);
+	d.address = 252;
+	CHECK_RESULT(ZE_RESULT_ERROR_NOT_AVAILABLE, zetDebugReadMemory(session, t, &d, 8, slm)); /* past its SLM */
+	uint8_t w[30];
+	for (int k = 0; k < 30; k++)
+		w[k] = (uint8_t)(0xa0 + k);
+	d.address = 1;
+	CHECK(zetDebugWriteMemory(session, t, &d, sizeof(w), w));
+	printf("slm-write 1 30 a0\n");
+	CHECK(zetDebugResume(session, t));
+	until_detached();
+	printf("slm ok\n");
+	return 0;
+}
+
 static int mode_fault(uint32_t pid)
 {
 	attach(pid);
@@ -464,6 +503,8 @@ int main(int argc, char **argv)
 		rc = mode_unavailable(pid);
 	else if (strcmp(mode, "fault") == 0)
 		rc = mode_fault(pid);
+	else if (strcmp(mode, "slm") == 0)
+		rc = mode_slm(pid);
 	else
 		rc = mode_bp(pid, mode, modify);
 	if (session)

@@ -13,7 +13,14 @@
  * OA_BC_SEL.  No event lines: the test makes a report (fake_hw_oa_report) with
  * counters of its choosing; it goes to the buffer at OA_TAIL when ENABLE and BUFFER
  * are set, is lost when the buffer is full (OA_LOST, REPORT_LOST), sets OVERFLOW
- * when it fills the last slot and raises IRQ_STATUS.OA_BUFFER at the threshold. */
+ * when it fills the last slot and raises IRQ_STATUS.OA_BUFFER at the threshold.
+ *
+ * The EU debug unit (0x5000, docs/debug.md §1.2), by its rules for what the KMD
+ * touches: the DBG_WORD window over attention and halt-request bitmaps, DBG_HALT
+ * (a write replaces the window's requests, not of threads in attention),
+ * DBG_RESUME, DBG_ALL (resume all, then halt all, then cancel), DBG_THREAD /
+ * DBG_REASON, DBG_ATTN_COUNT, DBG_STOPPED.  No threads: the test stops one with
+ * fake_hw_dbg_stop (IRQ_STATUS.DEBUG with DBG_CTL.IRQ_EN). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +49,9 @@ struct zs_hw {
 	int log_on;
 	unsigned nlog;
 	uint32_t log[OA_LOG_MAX][2];
+	/* debug unit */
+	uint32_t attn[32], halt[32];
+	uint8_t reason[1024];
 };
 
 static uint32_t *R(zs_hw_t *hw, uint32_t off) { return &hw->regs[off / 4]; }
@@ -165,9 +175,66 @@ void fake_hw_destroy(zs_hw_t *hw)
 	free(hw);
 }
 
+static uint32_t dbg_count(const zs_hw_t *hw)
+{
+	uint32_t n = 0;
+	for (int w = 0; w < 32; w++)
+		n += (uint32_t)__builtin_popcount(hw->attn[w]);
+	return n;
+}
+
 uint32_t zs_hw_mmio_read(zs_hw_t *hw, uint32_t off)
 {
+	const uint32_t w = hw->regs[ZS_REG_DBG_WORD / 4] & 31, t = hw->regs[ZS_REG_DBG_THREAD / 4] & 1023;
+	switch (off) {
+	case ZS_REG_DBG_ATTN: return hw->attn[w];
+	case ZS_REG_DBG_HALT: return hw->halt[w];
+	case ZS_REG_DBG_ATTN_COUNT: return dbg_count(hw);
+	case ZS_REG_DBG_REASON: {
+		const uint32_t a = hw->attn[t / 32] >> (t % 32) & 1, h = hw->halt[t / 32] >> (t % 32) & 1;
+		return (a ? hw->reason[t] : 0) | a << 8 | h << 9;
+	}
+	default: break;
+	}
 	return off < sizeof(hw->regs) && !(off & 3) ? hw->regs[off / 4] : 0;
+}
+
+/* A debug-unit write (docs/debug.md §1.4); 1 when handled. */
+static int dbg_write(zs_hw_t *hw, uint32_t off, uint32_t v)
+{
+	const uint32_t w = hw->regs[ZS_REG_DBG_WORD / 4] & 31;
+	switch (off) {
+	case ZS_REG_DBG_HALT: hw->halt[w] = v & ~hw->attn[w]; return 1;
+	case ZS_REG_DBG_RESUME: hw->attn[w] &= ~v; return 1;
+	case ZS_REG_DBG_ALL:
+		for (int i = 0; i < 32; i++) {
+			if (v & 4)
+				hw->attn[i] = 0;
+			if (v & 1)
+				hw->halt[i] = ~hw->attn[i];
+			if (v & 2)
+				hw->halt[i] = 0;
+		}
+		return 1;
+	case ZS_REG_DBG_ATTN:
+	case ZS_REG_DBG_ATTN_COUNT:
+	case ZS_REG_DBG_REASON: return 1; /* read only */
+	default: return 0;
+	}
+}
+
+int fake_hw_dbg_stop(zs_hw_t *hw, uint32_t tid, uint32_t reason)
+{
+	const uint32_t w = tid / 32, bit = 1u << (tid % 32);
+	if (tid >= 1024 || (hw->attn[w] & bit))
+		return 0;
+	hw->attn[w] |= bit;
+	hw->halt[w] &= ~bit;
+	hw->reason[tid] = (uint8_t)reason;
+	hw->regs[ZS_REG_DBG_STOPPED / 4]++;
+	if (hw->regs[ZS_REG_DBG_CTL / 4] & 1)
+		fake_hw_raise_irq(hw, ZS_IRQ_DEBUG);
+	return 1;
 }
 
 void zs_hw_mmio_write(zs_hw_t *hw, uint32_t off, uint32_t v)
@@ -183,6 +250,8 @@ void zs_hw_mmio_write(zs_hw_t *hw, uint32_t off, uint32_t v)
 		return;
 	}
 	if (off >= 0x4000 && off < 0x5000 && oa_write(hw, off, v))
+		return;
+	if (off >= 0x5000 && off < 0x5100 && dbg_write(hw, off, v))
 		return;
 	hw->regs[off / 4] = v;
 	if (off == ZS_REG_RING_TAIL || off == ZS_REG_ENGINE_RESET)

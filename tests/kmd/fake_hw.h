@@ -25,4 +25,9 @@ void fake_hw_oa_report(zs_hw_t *hw, uint32_t reason, uint64_t timestamp, const u
 void fake_hw_mmio_log(zs_hw_t *hw, int on);
 unsigned fake_hw_mmio_log_get(zs_hw_t *hw, const uint32_t (**log)[2]);
 
+/* The debug unit: thread tid stops (enters attention) with this reason (1 breakpoint,
+ * 2 page fault, 3 halt, 4 exception), its halt request ends, IRQ_STATUS.DEBUG is raised
+ * with DBG_CTL.IRQ_EN.  0 when it was in attention already (not a second stop). */
+int fake_hw_dbg_stop(zs_hw_t *hw, uint32_t tid, uint32_t reason);
+
 #endif

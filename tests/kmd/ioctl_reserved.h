@@ -33,6 +33,9 @@ union zesim_ioctl_arg {
 	struct drm_zesim_wait_user_fence w;
 	struct drm_zesim_test_fd_open to;
 	struct drm_zesim_observation_param obs;
+	struct drm_zesim_eudebug_connect dc;
+	struct drm_zesim_debug_metadata_create mc;
+	struct drm_zesim_debug_metadata_destroy md;
 };
 
 /* Where the field is. */
@@ -132,6 +135,14 @@ static const struct zesim_rsv zesim_rsv_fields[] = {
 	RSV(DRM_IOCTL_ZESIM_TEST_FD_OPEN, RSV_ARG, drm_zesim_test_fd_open, flags),
 	RSV(DRM_IOCTL_ZESIM_TEST_FD_OPEN, RSV_ARG, drm_zesim_test_fd_open, id),
 	RSV(DRM_IOCTL_ZESIM_TEST_FD_OPEN, RSV_ARG, drm_zesim_test_fd_open, reserved),
+	RSV(DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, RSV_ARG, drm_zesim_eudebug_connect, extensions),
+	RSV(DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, RSV_ARG, drm_zesim_eudebug_connect, version),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, RSV_ARG, drm_zesim_debug_metadata_create, extensions),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, RSV_ARG, drm_zesim_debug_metadata_create, metadata_id),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, RSV_ARG, drm_zesim_debug_metadata_create, reserved),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, RSV_ARG, drm_zesim_debug_metadata_destroy, extensions),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, RSV_ARG, drm_zesim_debug_metadata_destroy, pad),
+	RSV(DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, RSV_ARG, drm_zesim_debug_metadata_destroy, reserved),
 };
 #define ZESIM_NR_RSV (sizeof(zesim_rsv_fields) / sizeof(zesim_rsv_fields[0]))
 

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_hw.h"
 #include "ioctl_reserved.h"
@@ -38,6 +41,7 @@
 #define BIND_VA 0x200000ull
 
 static zk_kmd_t *k;
+static pid_t target_pid; /* a live process with a DRM file: CONNECT's target */
 
 /* A fresh file with the objects a valid call of any ioctl needs. */
 typedef struct env {
@@ -53,7 +57,7 @@ static int io(zk_file_t *f, unsigned long cmd, void *arg, const zk_blob_t *in, u
 
 static env_t env_open(void)
 {
-	env_t e = {zk_open(k, 4242), 0, 0, 0, 0, -1};
+	env_t e = {zk_open(k, getpid()), 0, 0, 0, 0, -1}; /* a real pid: CONNECT reads its credentials */
 	EXPECT(e.f, "zk_open");
 	struct drm_zesim_vm_create vc = {0};
 	EXPECT(io(e.f, DRM_IOCTL_ZESIM_VM_CREATE, &vc, NULL, 0) == 0, "VM_CREATE");
@@ -77,6 +81,12 @@ static env_t env_open(void)
 	zk_blob_t in = {(const uint8_t *)&eci, sizeof(eci)};
 	EXPECT(io(e.f, DRM_IOCTL_ZESIM_EXEC_QUEUE_CREATE, &qc, &in, 1) == 0, "EXEC_QUEUE_CREATE");
 	e.queue = qc.exec_queue_id;
+	/* module 1, for DEBUG_METADATA_DESTROY */
+	static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+	struct drm_zesim_debug_metadata_create mc = {.user_addr = 0x9000, .len = 4, .vm_id = e.vm, .load_addr = BATCH_VA,
+						     .load_size = 64, .ack_fence_addr = FENCE_VA};
+	zk_blob_t eb = {elf, 4};
+	EXPECT(io(e.f, DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, &mc, &eb, 1) == 0 && mc.metadata_id == 1, "METADATA_CREATE");
 	return e;
 }
 
@@ -110,7 +120,7 @@ static struct drm_zesim_sync sync_at(uint64_t addr, uint64_t v)
 enum {
 	V_QUERY_SIZE, V_QUERY_CYCLES, V_GEM_CREATE, V_MMAP, V_GEM_CLOSE, V_VM_CREATE, V_VM_DESTROY, V_BIND_ONE,
 	V_BIND_MANY, V_QUEUE_CREATE, V_QUEUE_DESTROY, V_EXEC, V_WAIT, V_TESTFD_OPEN, V_OBS_OPEN, V_OBS_ADD,
-	V_OBS_REMOVE, V_PRIME_IMPORT, NVARIANTS
+	V_OBS_REMOVE, V_PRIME_IMPORT, V_CONNECT, V_META_CREATE, V_META_DESTROY, NVARIANTS
 };
 
 static void build(int v, const env_t *e, call_t *c)
@@ -235,6 +245,24 @@ static void build(int v, const env_t *e, call_t *c)
 		c->cmd = DRM_IOCTL_ZESIM_PRIME_FD_TO_HANDLE, c->variant = "an object of the file";
 		c->a.ph.fd = e->memfd;
 		break;
+	case V_CONNECT:
+		c->cmd = DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, c->variant = "a child process";
+		c->a.dc.pid = (uint64_t)target_pid;
+		c->a.dc.flags = ZESIM_EUDEBUG_CONNECT_ACK_MODULES;
+		break;
+	case V_META_CREATE: {
+		c->cmd = DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, c->variant = "a 16-byte ELF";
+		c->a.mc = (struct drm_zesim_debug_metadata_create){.user_addr = 0x9000, .len = 16, .vm_id = e->vm,
+								   .load_addr = BATCH_VA, .load_size = 64,
+								   .ack_fence_addr = FENCE_VA, .ack_fence_value = 1};
+		const uint8_t elf[16] = {0x7f, 'E', 'L', 'F'};
+		add_in(c, elf, sizeof(elf));
+		break;
+	}
+	case V_META_DESTROY:
+		c->cmd = DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, c->variant = "module 1";
+		c->a.md.metadata_id = 1;
+		break;
 	case V_OBS_REMOVE: {
 		c->cmd = DRM_IOCTL_ZESIM_OBSERVATION, c->variant = "REMOVE_CONFIG";
 		c->a.obs.observation_op = ZESIM_OBSERVATION_OP_REMOVE_CONFIG, c->a.obs.param = 0x8000;
@@ -318,6 +346,20 @@ int main(void)
 		EXPECT(zk_ioctl(f, DRM_IOCTL_ZESIM_OBSERVATION, &p, sizeof(p), in, 2, NULL, 0) == 1, "ADD_CONFIG");
 		zk_close(f);
 	}
+	/* CONNECT's target; a first connection makes the debug area (kept until zk_destroy). */
+	target_pid = fork();
+	EXPECT(target_pid >= 0, "fork");
+	if (!target_pid) {
+		for (;;)
+			pause();
+	}
+	zk_file_t *target = zk_open(k, target_pid);
+	{
+		zk_file_t *f = zk_open(k, getpid());
+		struct drm_zesim_eudebug_connect dc = {.pid = (uint64_t)target_pid};
+		EXPECT(io(f, DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, &dc, NULL, 0) == 0, "CONNECT");
+		zk_close(f);
+	}
 	zk_stats_t start;
 	zk_get_stats(k, &start);
 
@@ -378,6 +420,9 @@ int main(void)
 	for (size_t r = 0; r < ZESIM_NR_RSV; r++)
 		EXPECT(used[r], "field %s of %s is in no valid call of the test", zesim_rsv_fields[r].name,
 		       cmd_name(zesim_rsv_fields[r].cmd));
+	zk_close(target);
+	kill(target_pid, SIGKILL);
+	waitpid(target_pid, NULL, 0);
 	zk_stats_t end;
 	zk_get_stats(k, &end);
 	EXPECT(!end.files && !end.bos && !end.vms && !end.queues && end.free_bytes == start.free_bytes,

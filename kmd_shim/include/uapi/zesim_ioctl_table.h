@@ -125,12 +125,39 @@ static const struct zesim_ioctl_desc zesim_ioctls[] = {
 	{DRM_IOCTL_ZESIM_WAIT_USER_FENCE, "WAIT_USER_FENCE", sizeof(struct drm_zesim_wait_user_fence), 0, {{0}}, 0, 0},
 	{DRM_IOCTL_ZESIM_OBSERVATION, "OBSERVATION", sizeof(struct drm_zesim_observation_param), 4,
 	 ZESIM_OBSERVATION_UPTRS, 0, 0},
+	{DRM_IOCTL_ZESIM_EUDEBUG_CONNECT, "EUDEBUG_CONNECT", sizeof(struct drm_zesim_eudebug_connect), 0, {{0}}, 0, 0},
+	{DRM_IOCTL_ZESIM_DEBUG_METADATA_CREATE, "DEBUG_METADATA_CREATE", sizeof(struct drm_zesim_debug_metadata_create), 1,
+	 {ZESIM_UPTR(drm_zesim_debug_metadata_create, user_addr, len, 1, ZESIM_UPTR_IN)}, 0, 0},
+	{DRM_IOCTL_ZESIM_DEBUG_METADATA_DESTROY, "DEBUG_METADATA_DESTROY", sizeof(struct drm_zesim_debug_metadata_destroy), 0,
+	 {{0}}, 0, 0},
 	/* test only (docs/uapi.md §13): -EPERM unless the daemon runs with --test-channel */
 	{DRM_IOCTL_ZESIM_TEST_FD_OPEN, "TEST_FD_OPEN", sizeof(struct drm_zesim_test_fd_open), 0, {{0}}, 0, 0},
 	{DRM_IOCTL_ZESIM_TEST_FD_PRODUCE, "TEST_FD_PRODUCE", sizeof(struct drm_zesim_test_fd_produce), 0, {{0}}, 0, 0},
 };
 
 #define ZESIM_NR_IOCTLS (sizeof(zesim_ioctls) / sizeof(zesim_ioctls[0]))
+
+/* The ioctls of secondary fds that point to user buffers (the EU debug fd,
+ * docs/uapi.md "EU debug"); the preload library marshals them from here.  A secondary
+ * fd's ioctl not listed here travels with its argument alone. */
+static const struct zesim_ioctl_desc zesim_fd_ioctls[] = {
+	{ZESIM_EUDEBUG_IOCTL_READ_EVENT, "EUDEBUG_READ_EVENT", sizeof(struct drm_zesim_eudebug_read_event), 1,
+	 {ZESIM_UPTR(drm_zesim_eudebug_read_event, event_ptr, event_size, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_OMIT_EMPTY)}, 0,
+	 0},
+	{ZESIM_EUDEBUG_IOCTL_EU_CONTROL, "EUDEBUG_EU_CONTROL", sizeof(struct drm_zesim_eudebug_eu_control), 1,
+	 {ZESIM_UPTR(drm_zesim_eudebug_eu_control, bitmask_ptr, bitmask_size, 1,
+		     ZESIM_UPTR_IN | ZESIM_UPTR_OUT | ZESIM_UPTR_OMIT_EMPTY)}, 0, 0},
+	{ZESIM_EUDEBUG_IOCTL_READ_METADATA, "EUDEBUG_READ_METADATA", sizeof(struct drm_zesim_eudebug_read_metadata), 1,
+	 {ZESIM_UPTR(drm_zesim_eudebug_read_metadata, ptr, size, 1, ZESIM_UPTR_OUT | ZESIM_UPTR_OMIT_EMPTY)}, 0, 0},
+};
+
+static inline const struct zesim_ioctl_desc *zesim_fd_ioctl_find(unsigned long cmd)
+{
+	for (size_t i = 0; i < sizeof(zesim_fd_ioctls) / sizeof(zesim_fd_ioctls[0]); i++)
+		if (zesim_fd_ioctls[i].cmd == cmd)
+			return &zesim_fd_ioctls[i];
+	return NULL;
+}
 
 static inline const struct zesim_ioctl_desc *zesim_ioctl_find(unsigned long cmd)
 {
