@@ -742,6 +742,11 @@ ze_result_t ZE_APICALL zs_debug_attach(zet_device_handle_t hDevice, const zet_de
 		session_free(s);
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 	}
+	/* The events the KMD replayed at the connection (the target's files, VMs, queues,
+	 * modules) before attach returns: the target's handles are known from here on. */
+	pthread_mutex_lock(&s->lock);
+	drain(s);
+	pthread_mutex_unlock(&s->lock);
 	if (zs_handle_add(s, ZS_T_DEBUG_SESSION)) {
 		session_free(s);
 		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;

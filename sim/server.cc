@@ -33,6 +33,7 @@
 #include "uapi/zesim_ioctl_table.h"  // ZESIM_UPTR_MAX
 #pragma GCC diagnostic pop
 #include "zs/hw_if.h"
+#include "zs/sip.h"
 
 namespace zesim {
 
@@ -229,6 +230,9 @@ public:
         zk_set_fault_mode(kmd_, opt_.fault_continue ? ZK_FAULT_CONTINUE : ZK_FAULT_FAIL);
         zk_set_timeslice(kmd_, opt_.timeslice_cycles);
         zk_set_test_channel(kmd_, opt_.test_channel);
+        // The system routine of EU debug (firmware/sip.zeasm, docs/debug.md 2.5).
+        if (zk_set_sip(kmd_, zs_sip_bin, zs_sip_size))
+            throw std::runtime_error("the KMD refused the system routine");
         // The fd budget (docs/daemon.md §5): the reserve for the daemon itself
         // (and fds queued in output buffers), then connections, then memfds of
         // GEM objects; so neither clients nor objects can starve accept().
