@@ -53,8 +53,18 @@ DebugBlock::~DebugBlock()
 
 void DebugBlock::clock(const DebugIn &in, uint64_t cycle)
 {
-    // Waveform time: 2 x the GT cycle, or later when one cycle has several clocks.
-    const uint64_t t = std::max<uint64_t>(2 * cycle, clocks_ ? last_time_ + 2 : 0);
+    step(in, cycle);
+    // In a waveform every event is a pulse: a quiet clock follows it (no input, so the
+    // state is unchanged and only the interrupt pulse ends).
+    if (traced_)
+        step(DebugIn{}, cycle);
+}
+
+void DebugBlock::step(const DebugIn &in, uint64_t cycle)
+{
+    // Waveform time: 4 x the GT cycle (an event and its quiet clock), or later when one
+    // cycle has several events.
+    const uint64_t t = std::max<uint64_t>(4 * cycle, clocks_ ? last_time_ + 2 : 0);
     last_time_ = t;
     clocks_++;
     bool irq;

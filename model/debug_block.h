@@ -44,7 +44,7 @@ public:
     void write(uint32_t off, uint32_t value);
     // Engine reset: the model-side registers keep their values (the KMD reprograms them).
 
-    // FST waveform of the unit (RTL modes only; else false), time = 2 x GT cycle.
+    // FST waveform of the unit (RTL modes only; else false), time = 4 x GT cycle.
     bool open_trace(const std::string &path);
     void close_trace();
     uint64_t clocks() const { return clocks_; }
@@ -63,7 +63,8 @@ public:
     void end(uint64_t cycle, uint32_t tid) override;
 
 private:
-    void clock(const DebugIn &in, uint64_t cycle);
+    void clock(const DebugIn &in, uint64_t cycle);  // an event (with a quiet clock after it while traced)
+    void step(const DebugIn &in, uint64_t cycle);   // one clock of the unit
 
     DebugMode mode_;
     bool indexable_;

@@ -147,7 +147,7 @@ BP_KERNEL = """.kernel bp
         mov (1) tdr.2:ud 0x55:ud
         mov (1) acc1.5:ud 0x77:ud
         mov (8) r13:d 2:d
-        do (8)
+""" + "".join(f"        add (8) r{r}:ud r1:ud {0x01010101 * r}:ud\n" for r in range(14, 126)) + """        do (8)
             add (8) r12:ud r11:ud 100:ud {bp}
             add (8) r13:d r13:d -1:d
             cmp.gt.f1 (8) null r13:d 0:d
@@ -155,7 +155,7 @@ BP_KERNEL = """.kernel bp
         send.store (8) r10 r12 r7.0
         send.eot
 """
-BP_IP = 7 * 16
+BP_IP = (7 + 112) * 16  # after the 112 adds filling r14-r125
 
 
 def test_breakpoint(run):
