@@ -298,8 +298,8 @@ MUTANTS = [
     dict(id="dbg-bp-bit", file="tools/dbg/main.c",
          find="#define BP_BIT (1u << 8)",
          repl="#define BP_BIT (1u << 9)",
-         tests="-R 'e2e_dbg_tmux$'", why="the breakpoint sets the wrong bit of dword 0 (killed once the driver offers"
-                                          " program debugging; the test skips before that)"),
+         tests="-R 'e2e_dbg_tmux$'", why="the breakpoint sets the wrong bit of dword 0 (the GPU's copy of the"
+                                          " instruction differs from the file's | bit 8)"),
     # ---- ISA tables ------------------------------------------------------------------
     dict(id="isa-src2-encode-only", file="tools/isa/ze_isa.c",
          find="encode_operand(&in->src[1]) | (uint32_t)encode_operand(&in->src[2]) << 16);",

@@ -10,7 +10,7 @@ the test types commands (send-keys) and reads the screen (capture-pane):
   * break dbg.zeasm:LINE (LINE: the line after "// BREAK" in the source) is placed at
     dbgk+16*k, k = the instructions before it in the source;
   * the breakpoint bit is set in the GPU's copy of the instruction: x/4x there shows
-    the module file's instruction with bit 8 of dword 0 set (objcopy reads the file);
+    the module file's instruction with bit 8 of dword 0 set (readelf finds it in the file);
   * the target launches; the stop is reported at that line with reason breakpoint;
   * info registers grf 10 shows lid + 0x1000 in every channel and grf 0 the dispatch
     payload (docs/isa.md §6: group id 0, group size 8, 1 thread); x/8x at the output
@@ -32,7 +32,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +46,7 @@ class Tmux:
     def __init__(self, work):
         self.sock = 'zesim-dbg-test-%d' % os.getpid()
         self.base = ['tmux', '-L', self.sock, '-f', '/dev/null']
+        self.session = 'zdbg'
 
     def __call__(self, *args, check=True):
         r = subprocess.run(self.base + list(args), capture_output=True, text=True)
@@ -55,11 +55,12 @@ class Tmux:
         return r.stdout
 
     def screen(self, window):
-        return self('capture-pane', '-p', '-J', '-S', '-3000', '-t', 'zdbg:' + window)
+        # Without the pane's blank rows below the text: offsets into it stay valid as it grows.
+        return self('capture-pane', '-p', '-J', '-S', '-3000', '-t', self.session + ':' + window).rstrip()
 
     def type(self, window, text):
-        self('send-keys', '-t', 'zdbg:' + window, '-l', text)
-        self('send-keys', '-t', 'zdbg:' + window, 'Enter')
+        self('send-keys', '-t', self.session + ':' + window, '-l', text)
+        self('send-keys', '-t', self.session + ':' + window, 'Enter')
 
     def wait(self, window, pattern, timeout=60, after=0):
         """The first match of pattern in the window's text after offset `after`."""
@@ -95,11 +96,16 @@ def expected_break(source):
 
 
 def text_dword0(module, kernel, offset):
-    """Dword 0 of the instruction at offset in .text.<kernel> of the module file."""
-    with tempfile.NamedTemporaryFile() as t:
-        subprocess.run(['objcopy', '-O', 'binary', '--only-section=.text.' + kernel, str(module), t.name], check=True)
-        data = Path(t.name).read_bytes()
-    return int.from_bytes(data[offset:offset + 4], 'little')
+    """Dword 0 of the instruction at offset in .text.<kernel> of the module file
+    (the section's file offset from readelf -S)."""
+    out = subprocess.run(['readelf', '-SW', str(module)], capture_output=True, text=True, check=True).stdout
+    for ln in out.splitlines():
+        m = re.match(r'^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s', ln)
+        if m and m.group(1) == '.text.' + kernel:
+            data = Path(module).read_bytes()
+            at = int(m.group(2), 16) + offset
+            return int.from_bytes(data[at:at + 4], 'little')
+    raise Fail('%s has no section .text.%s' % (module, kernel))
 
 
 def session(a, tm, work, env):
@@ -116,7 +122,7 @@ def session(a, tm, work, env):
     pid = int(pidfile.read_text())
     tm('new-window', '-t', 'zdbg', '-n', 'dbg',
        'env %s %s -p %d; echo DBG-EXIT $?; sleep 600' % (tenv, shlex.quote(a.dbg), pid))
-    m, text = tm.wait('dbg', r'^(attached to \d+|zesim-dbg: .*)$')
+    m, text = tm.wait('dbg', r'^(attached to \d+.*|zesim-dbg: .*)$')
     if 'does not support attaching' in m.group(1):
         print('SKIP: the driver does not offer program debugging yet: %s' % m.group(1))
         return SKIP
@@ -213,7 +219,6 @@ def session(a, tm, work, env):
     tm.type('dbg', 'quit')
     tm.wait('dbg', r'^DBG-EXIT 0$')
     print('ok   zesim-dbg reports the detach and quits')
-    tm('kill-session', '-t', 'zdbg')
     return launched(a, tm, work, tenv, offset, line)
 
 
@@ -225,10 +230,12 @@ def launched(a, tm, work, tenv, offset, line):
     for f in (pidfile, gofile):
         if f.exists():
             f.unlink()
-    tm('new-session', '-d', '-s', 'zdbg', '-x', '200', '-y', '50', '-n', 'dbg',
+    tm('new-session', '-d', '-s', 'zdbg2', '-x', '200', '-y', '50', '-n', 'dbg',
        'env %s %s -- %s %s %s %s; echo DBG-EXIT $?; sleep 600' % (
            tenv, shlex.quote(a.dbg), shlex.quote(a.target), shlex.quote(a.module), shlex.quote(str(pidfile)),
            shlex.quote(str(gofile))))
+    tm('kill-session', '-t', 'zdbg')
+    tm.session = 'zdbg2'
     m, _ = tm.wait('dbg', r'^attached to (\d+)')
     tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 1 kernel \(dbgk\), with source lines\]')
     tm.wait('dbg', r'dbg_target: pid %s, module loaded' % m.group(1))
