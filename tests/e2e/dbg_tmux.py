@@ -20,7 +20,9 @@ the test types commands (send-keys) and reads the screen (capture-pane):
   * clear errors: an unknown command, a second debugger on the same pid, a pid that
     does not exist;
   * zesim-dbg -- PROGRAM: started by the debugger, break dbgk+OFFSET, the stop there,
-    continue, the kernel's own result, the program's exit code reported.
+    continue, the kernel's own result, the program's exit code reported;
+  * interrupt on a long kernel (spin): every thread stopped once, reason interrupted,
+    in spin's lines; info threads lists them; continue: the right result.
 Exit 77 (CTest skip) when tmux is missing or the driver does not offer the debug
 API (zetDeviceGetDebugProperties without ATTACH), with the reason.
 """
@@ -129,7 +131,7 @@ def session(a, tm, work, env):
     if not m.group(1).startswith('attached'):
         raise Fail('attach failed: %s' % m.group(1))
     print('ok   attached to the target (pid %d) in tmux' % pid)
-    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 1 kernel \(dbgk\), with source lines\]')
+    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 2 kernels \(dbgk, spin\), with source lines\]')
     print('ok   the module-load event: kernel dbgk, with source lines')
 
     # A second debugger on the same pid is refused, a missing pid too, with the reason.
@@ -237,7 +239,7 @@ def launched(a, tm, work, tenv, offset, line):
     tm('kill-session', '-t', 'zdbg')
     tm.session = 'zdbg2'
     m, _ = tm.wait('dbg', r'^attached to (\d+)')
-    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 1 kernel \(dbgk\), with source lines\]')
+    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 2 kernels \(dbgk, spin\), with source lines\]')
     tm.wait('dbg', r'dbg_target: pid %s, module loaded' % m.group(1))
     mark = len(tm.screen('dbg'))
     tm.type('dbg', 'break dbgk+0x%x' % offset)
@@ -255,6 +257,62 @@ def launched(a, tm, work, tenv, offset, line):
     tm.type('dbg', 'quit')
     tm.wait('dbg', r'^DBG-EXIT 0$')
     print('ok   zesim-dbg -- PROGRAM: attached at start, break dbgk+0x%x, stop, continue, exit code 0' % offset)
+    return interrupted(a, tm, work, tenv)
+
+
+def interrupted(a, tm, work, tenv, groups=4, count=300000):
+    """interrupt on a long kernel (spin: 4 groups of 8, one hardware thread each, all
+    resident on tiny's 8 threads): one stop per thread, reason interrupted, in spin's
+    code; info threads lists them; continue; the kernel's result is right."""
+    pidfile, gofile = work / 'target3.pid', work / 'go3'
+    for f in (pidfile, gofile):
+        if f.exists():
+            f.unlink()
+    tm('new-session', '-d', '-s', 'zdbg3', '-x', '200', '-y', '50', '-n', 'dbg',
+       'env %s %s -- %s %s %s %s spin %d %d; echo DBG-EXIT $?; sleep 600' % (
+           tenv, shlex.quote(a.dbg), shlex.quote(a.target), shlex.quote(a.module), shlex.quote(str(pidfile)),
+           shlex.quote(str(gofile)), groups, count))
+    tm('kill-session', '-t', 'zdbg2')
+    tm.session = 'zdbg3'
+    tm.wait('dbg', r'dbg_target: pid \d+, module loaded')
+    gofile.write_text('go\n')
+    m, text = tm.wait('dbg', r'dbg_target: launched')
+    mark = len(text)
+    tm.type('dbg', 'interrupt')
+    tm.wait('dbg', r'^interrupting every thread$', after=mark)
+    stops = []
+    end = time.time() + 60
+    while len(stops) < groups:
+        text = tm.screen('dbg')
+        # An IP that both kernels are long enough for is shown with both (cr0.2 is an
+        # offset in the kernel's code: README "How it works"); spin must be among them.
+        stops = re.findall(r'\[thread (\d+) \((\d+/\d+/\d+/\d+)\) stopped: (\w+), ip 0x[0-9a-f]+ '
+                           r'(?:\(one of: .*?)?(spin\+0x[0-9a-f]+) at dbg\.zeasm:(\d+)\)?\]', text[mark:])
+        if time.time() > end:
+            raise Fail('%d of %d threads stopped after interrupt:\n%s' % (len(stops), groups, text))
+        time.sleep(0.1)
+    src = Path(a.source).read_text().splitlines()
+    first = next(i for i, ln in enumerate(src) if ln.startswith('.kernel spin')) + 1
+    for idx, thread, reason, where, line in stops:
+        if reason != 'interrupted' or not first < int(line) <= len(src):
+            raise Fail('stop %s: %s at %s line %s (spin starts at line %d)' % (idx, reason, where, line, first))
+    if len({s[1] for s in stops}) != groups or sorted(int(s[0]) for s in stops) != list(range(groups)):
+        raise Fail('stops: %s' % stops)
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'info threads')
+    _, text = tm.wait('dbg', r'^  %d +\S+ +ip 0x' % (groups - 1), after=mark)
+    if len(re.findall(r'^[ *] \d+ +\d+/\d+/\d+/\d+ +ip 0x[0-9a-f]+ .*spin\+', text[mark:], re.M)) != groups:
+        raise Fail('info threads:\n%s' % text[mark:])
+    print('ok   interrupt: %d threads stopped once each in spin (%s), info threads lists them'
+          % (groups, ', '.join(sorted({s[3] for s in stops}))))
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'continue')
+    tm.wait('dbg', r'^continuing %d threads$' % groups, after=mark)
+    tm.wait('dbg', r'dbg_target: spin: ok', after=mark)
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
+    tm.type('dbg', 'quit')
+    tm.wait('dbg', r'^DBG-EXIT 0$')
+    print('ok   continue after the interrupt: spin completes with out[gid] = n + gid')
     return 0
 
 

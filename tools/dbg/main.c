@@ -242,43 +242,68 @@ static void describe(char *buf, size_t n, int m, uint64_t a)
 	describe_elf(buf, n, &D.mods[m].elf, m, a);
 }
 
-/* The thread's IP as a place in a module.  cr0.2 holds the IP the thread resumes
- * at.  Read as a GPU address first; docs/isa.md §1 defines ip as the offset in
- * the kernel's text section, so failing that it is read as such: the kernel is the
- * one with an inserted breakpoint there (a breakpoint stop), else the only kernel
- * long enough to hold it.  Returns the module, -1 if the IP is in no known code. */
-static int place_of_ip(uint32_t ip, uint64_t *elf_addr)
+/* A kernel's code with the functions after it (its text section): up to the
+ * end of the last symbol before the next kernel. */
+static uint64_t kernel_extent(const zd_elf_t *e, const zd_sym_t *k)
 {
-	int m = module_of(ip, elf_addr);
-	if (m >= 0)
-		return m;
-	for (int b = 0; b < MAX_BPS; b++) {
+	uint64_t next = UINT64_MAX, end = k->addr + k->size;
+	for (size_t i = 0; i < e->nsyms; i++)
+		if (e->syms[i].global && e->syms[i].addr > k->addr && e->syms[i].addr < next)
+			next = e->syms[i].addr;
+	for (size_t i = 0; i < e->nsyms; i++) {
+		const zd_sym_t *s = &e->syms[i];
+		if (s->addr >= k->addr && s->addr < next && s->addr + s->size > end)
+			end = s->addr + s->size;
+	}
+	return end - k->addr;
+}
+
+/* The thread's IP as places in modules.  cr0.2 holds the IP the thread resumes at,
+ * which docs/isa.md §1 defines as the offset in the kernel's text section: the
+ * debug API says nothing of which kernel a thread runs.  So: an IP inside a module's
+ * code as a GPU address maps there; a breakpoint stop at a kernel offset where one of
+ * our breakpoints is inserted is that kernel; else every kernel long enough to hold
+ * the IP is a candidate (one: that kernel).  Writes up to max (module, ELF address)
+ * pairs, returns how many. */
+static int place_of_ip(uint32_t ip, int bp_stop, int *mods, uint64_t *addrs, int max)
+{
+	uint64_t a;
+	int m = module_of(ip, &a);
+	if (m >= 0) {
+		mods[0] = m;
+		addrs[0] = a;
+		return 1;
+	}
+	for (int b = 0; bp_stop && b < MAX_BPS; b++) {
 		if (!D.bps[b].used)
 			continue;
 		for (int l = 0; l < D.bps[b].nlocs; l++) {
 			const bp_loc_t *L = &D.bps[b].locs[l];
-			uint64_t a = L->gpu - D.mods[L->module].load;
+			a = L->gpu - D.mods[L->module].load;
 			const zd_sym_t *s = zd_sym_at(&D.mods[L->module].elf, a);
-			if (s && a - s->addr == ip) {
-				*elf_addr = a;
-				return L->module;
+			if (s && s->global && a - s->addr == ip) {
+				mods[0] = L->module;
+				addrs[0] = a;
+				return 1;
 			}
 		}
 	}
-	int found = -1, count = 0;
+	int n = 0;
 	for (int i = 0; i < MAX_MODULES; i++) {
 		if (!D.mods[i].live)
 			continue;
 		const zd_elf_t *e = &D.mods[i].elf;
 		for (size_t k = 0; k < e->nsyms; k++) {
-			if (e->syms[k].global && ip < e->syms[k].size) {
-				found = i;
-				*elf_addr = e->syms[k].addr + ip;
-				count++;
+			if (!e->syms[k].global || ip >= kernel_extent(e, &e->syms[k]))
+				continue;
+			if (n < max) {
+				mods[n] = i;
+				addrs[n] = e->syms[k].addr + ip;
 			}
+			n++;
 		}
 	}
-	return count == 1 ? found : -1;
+	return n < max ? n : max;
 }
 
 static const char *stop_reason(uint32_t status)
@@ -309,12 +334,17 @@ static void thread_where(ze_device_thread_t t, char *buf, size_t n, uint32_t *st
 		snprintf(buf, n, "ip unknown (cr0 not readable: %s)", ze_err(r1));
 		return;
 	}
-	uint64_t a;
-	int m = place_of_ip(ip, &a);
-	char where[400] = "";
-	if (m >= 0)
-		describe(where, sizeof(where), m, a);
-	snprintf(buf, n, "ip 0x%x%s%s", ip, m >= 0 ? " " : "", where);
+	int mods[4];
+	uint64_t addrs[4];
+	int k = place_of_ip(ip, (status & 1u) != 0, mods, addrs, 4);
+	size_t len = (size_t)snprintf(buf, n, "ip 0x%x%s", ip, k > 1 ? " (one of: " : k ? " " : "");
+	for (int i = 0; i < k && len < n; i++) {
+		char where[400];
+		describe(where, sizeof(where), mods[i], addrs[i]);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", where);
+	}
+	if (k > 1 && len < n)
+		snprintf(buf + len, n - len, ")");
 }
 
 /* ---- breakpoints ------------------------------------------------------------- */
