@@ -224,20 +224,26 @@ def session(a, tm, work, env):
     return launched(a, tm, work, tenv, offset, line)
 
 
+def under_dbg(a, tm, work, tenv, session, *target_args):
+    """A new tmux session running `zesim-dbg -- dbg_target ...` (the old session
+    ends once the new one runs: the tmux server stays up); returns the go file."""
+    pidfile, gofile = work / (session + '.pid'), work / (session + '.go')
+    for f in (pidfile, gofile):
+        if f.exists():
+            f.unlink()
+    args = [a.dbg, '--', a.target, a.module, str(pidfile), str(gofile)] + list(target_args)
+    tm('new-session', '-d', '-s', session, '-x', '200', '-y', '50', '-n', 'dbg',
+       'env %s %s; echo DBG-EXIT $?; sleep 600' % (tenv, ' '.join(shlex.quote(x) for x in args)))
+    tm('kill-session', '-t', tm.session)
+    tm.session = session
+    return gofile
+
+
 def launched(a, tm, work, tenv, offset, line):
     """zesim-dbg -- PROGRAM: it starts the target, attaches, breaks at dbgk+OFFSET
     (the same instruction by its kernel offset), continues, the target completes
     with the kernel's own result and zesim-dbg ends when asked to."""
-    pidfile, gofile = work / 'target2.pid', work / 'go2'
-    for f in (pidfile, gofile):
-        if f.exists():
-            f.unlink()
-    tm('new-session', '-d', '-s', 'zdbg2', '-x', '200', '-y', '50', '-n', 'dbg',
-       'env %s %s -- %s %s %s %s; echo DBG-EXIT $?; sleep 600' % (
-           tenv, shlex.quote(a.dbg), shlex.quote(a.target), shlex.quote(a.module), shlex.quote(str(pidfile)),
-           shlex.quote(str(gofile))))
-    tm('kill-session', '-t', 'zdbg')
-    tm.session = 'zdbg2'
+    gofile = under_dbg(a, tm, work, tenv, 'zdbg2')
     m, _ = tm.wait('dbg', r'^attached to (\d+)')
     tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 2 kernels \(dbgk, spin\), with source lines\]')
     tm.wait('dbg', r'dbg_target: pid %s, module loaded' % m.group(1))
@@ -264,16 +270,7 @@ def interrupted(a, tm, work, tenv, groups=4, count=300000):
     """interrupt on a long kernel (spin: 4 groups of 8, one hardware thread each, all
     resident on tiny's 8 threads): one stop per thread, reason interrupted, in spin's
     code; info threads lists them; continue; the kernel's result is right."""
-    pidfile, gofile = work / 'target3.pid', work / 'go3'
-    for f in (pidfile, gofile):
-        if f.exists():
-            f.unlink()
-    tm('new-session', '-d', '-s', 'zdbg3', '-x', '200', '-y', '50', '-n', 'dbg',
-       'env %s %s -- %s %s %s %s spin %d %d; echo DBG-EXIT $?; sleep 600' % (
-           tenv, shlex.quote(a.dbg), shlex.quote(a.target), shlex.quote(a.module), shlex.quote(str(pidfile)),
-           shlex.quote(str(gofile)), groups, count))
-    tm('kill-session', '-t', 'zdbg2')
-    tm.session = 'zdbg3'
+    gofile = under_dbg(a, tm, work, tenv, 'zdbg3', 'spin', str(groups), str(count))
     tm.wait('dbg', r'dbg_target: pid \d+, module loaded')
     gofile.write_text('go\n')
     m, text = tm.wait('dbg', r'dbg_target: launched')
