@@ -20,7 +20,7 @@ the test types commands (send-keys) and reads the screen (capture-pane):
   * clear errors: an unknown command, a second debugger on the same pid, a pid that
     does not exist;
   * zesim-dbg -- PROGRAM: started by the debugger, break dbgk+OFFSET, the stop there,
-    continue, the kernel's own result, the program's exit code reported;
+    detach: the kernel's own result, the program's exit code reported;
   * interrupt on a long kernel (spin): every thread stopped once, reason interrupted,
     in spin's lines; info threads lists them; continue: the right result.
 Exit 77 (CTest skip) when tmux is missing or the driver does not offer the debug
@@ -241,8 +241,9 @@ def under_dbg(a, tm, work, tenv, session, *target_args):
 
 def launched(a, tm, work, tenv, offset, line):
     """zesim-dbg -- PROGRAM: it starts the target, attaches, breaks at dbgk+OFFSET
-    (the same instruction by its kernel offset), continues, the target completes
-    with the kernel's own result and zesim-dbg ends when asked to."""
+    (the same instruction by its kernel offset); detach removes the breakpoint and
+    resumes: the target completes with the kernel's own result, zesim-dbg reports
+    its exit code and ends."""
     gofile = under_dbg(a, tm, work, tenv, 'zdbg2')
     m, _ = tm.wait('dbg', r'^attached to (\d+)')
     tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 2 kernels \(dbgk, spin\), with source lines\]')
@@ -254,15 +255,16 @@ def launched(a, tm, work, tenv, offset, line):
     tm.wait('dbg', r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: breakpoint, ip 0x%x dbgk\+0x%x at dbg\.zeasm:%d\]'
             % (offset, offset, line))
     mark = len(tm.screen('dbg'))
-    tm.type('dbg', 'continue')
+    tm.type('dbg', 'detach')
+    tm.wait('dbg', r'^detached from \d+$', after=mark)
     m, _ = tm.wait('dbg', r'dbg_target: out =((?: 0x[0-9a-f]+){8})', after=mark)
     got = [int(v, 16) for v in m.group(1).split()]
     if got != [lid + 0x1000 for lid in range(8)]:
         raise Fail('launched target computed %s' % [hex(v) for v in got])
-    tm.wait('dbg', r'\[program \d+ exited with code 0\]')
-    tm.type('dbg', 'quit')
-    tm.wait('dbg', r'^DBG-EXIT 0$')
-    print('ok   zesim-dbg -- PROGRAM: attached at start, break dbgk+0x%x, stop, continue, exit code 0' % offset)
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
+    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+    print('ok   zesim-dbg -- PROGRAM: attached at start, break dbgk+0x%x, stop, detach: the program completes, '
+          'exit code 0' % offset)
     return interrupted(a, tm, work, tenv)
 
 
