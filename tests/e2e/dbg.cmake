@@ -23,11 +23,12 @@ add_custom_target(e2e_dbg_kernel DEPENDS ${DBG_ELF})
 add_executable(e2e_dbg_target dbg_target.c)
 target_include_directories(e2e_dbg_target PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
 target_compile_definitions(e2e_dbg_target PRIVATE _GNU_SOURCE)
-target_link_libraries(e2e_dbg_target PRIVATE ${ZE_LOADER_LIB})
+target_link_libraries(e2e_dbg_target PRIVATE ${ZE_LOADER_LIB} m)
 add_dependencies(e2e_dbg_target ${E2E_STACK} e2e_dbg_kernel zesim-dbg)
 add_test(NAME e2e_dbg_tmux
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/dbg_tmux.py --gpu $<TARGET_FILE:zesim-gpu>
     --preload $<TARGET_FILE:zesim_preload> --driver $<TARGET_FILE:ze_zesim> --dbg $<TARGET_FILE:zesim-dbg>
     --target $<TARGET_FILE:e2e_dbg_target> --module ${DBG_ELF} --source ${CMAKE_CURRENT_SOURCE_DIR}/dbg.zeasm
+    --saxpy-spv ${SPV_KERNEL_DIR}/saxpy_g.spv --saxpy-source ${SPV_KERNEL_SRC}/saxpy.cl
     --work ${CMAKE_CURRENT_BINARY_DIR}/dbg_tmux)
 set_tests_properties(e2e_dbg_tmux PROPERTIES LABELS "e2e;dbg" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -2,7 +2,8 @@
 """zesim-dbg driven through tmux, as a person would (issue 14 item 6).
 
     dbg_tmux.py --gpu zesim-gpu --preload libzesim_preload.so --driver libze_zesim.so.1
-                --dbg zesim-dbg --target dbg_target --module dbg.elf --source dbg.zeasm --work DIR
+                --dbg zesim-dbg --target dbg_target --module dbg.elf --source dbg.zeasm
+                --saxpy-spv saxpy_g.spv --saxpy-source saxpy.cl --work DIR
 
 A target program (tests/e2e/dbg_target.c) loads the kernel of tests/e2e/dbg.zeasm
 (assembled with -g) and waits; zesim-dbg attaches to its pid in another tmux window;
@@ -22,7 +23,9 @@ the test types commands (send-keys) and reads the screen (capture-pane):
   * zesim-dbg -- PROGRAM: started by the debugger, break dbgk+OFFSET, the stop there,
     detach: the kernel's own result, the program's exit code reported;
   * interrupt on a long kernel (spin): every thread stopped once, reason interrupted,
-    in spin's lines; info threads lists them; continue: the right result.
+    in spin's lines; info threads lists them; continue: the right result;
+  * break saxpy.cl:LINE in an OpenCL C kernel (SPIR-V built with -g: the driver's line
+    table): the stop at that line, continue, the host's result.
 Exit 77 (CTest skip) when tmux is missing or the driver does not offer the debug
 API (zetDeviceGetDebugProperties without ATTACH), with the reason.
 """
@@ -224,14 +227,14 @@ def session(a, tm, work, env):
     return launched(a, tm, work, tenv, offset, line)
 
 
-def under_dbg(a, tm, work, tenv, session, *target_args):
+def under_dbg(a, tm, work, tenv, session, *target_args, module=None):
     """A new tmux session running `zesim-dbg -- dbg_target ...` (the old session
     ends once the new one runs: the tmux server stays up); returns the go file."""
     pidfile, gofile = work / (session + '.pid'), work / (session + '.go')
     for f in (pidfile, gofile):
         if f.exists():
             f.unlink()
-    args = [a.dbg, '--', a.target, a.module, str(pidfile), str(gofile)] + list(target_args)
+    args = [a.dbg, '--', a.target, module or a.module, str(pidfile), str(gofile)] + list(target_args)
     tm('new-session', '-d', '-s', session, '-x', '200', '-y', '50', '-n', 'dbg',
        'env %s %s; echo DBG-EXIT $?; sleep 600' % (tenv, ' '.join(shlex.quote(x) for x in args)))
     tm('kill-session', '-t', tm.session)
@@ -312,13 +315,42 @@ def interrupted(a, tm, work, tenv, groups=4, count=300000):
     tm.type('dbg', 'quit')
     tm.wait('dbg', r'^DBG-EXIT 0$')
     print('ok   continue after the interrupt: spin completes with out[gid] = n + gid')
+    return opencl(a, tm, work, tenv)
+
+
+def opencl(a, tm, work, tenv):
+    """break FILE.cl:LINE in an OpenCL C kernel (saxpy.cl, the line marked // LINE),
+    through the line table the driver writes for a SPIR-V module built with -g: the
+    stop is reported at that line; continue; the result equals the host's fmaf."""
+    src = Path(a.saxpy_source).read_text().splitlines()
+    line = next(i + 1 for i, ln in enumerate(src) if '// LINE' in ln)
+    name = Path(a.saxpy_source).name
+    gofile = under_dbg(a, tm, work, tenv, 'zdbg4', 'saxpy', module=a.saxpy_spv)
+    tm.wait('dbg', r'\[module \d+ loaded at 0x[0-9a-f]+: 1 kernel \(saxpy\), with source lines\]')
+    tm.wait('dbg', r'dbg_target: pid \d+, module loaded')
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'break %s:%d' % (name, line))
+    m, _ = tm.wait('dbg', r'breakpoint 1 at 0x[0-9a-f]+: (saxpy\+0x[0-9a-f]+) at %s:%d' % (re.escape(name), line),
+                   after=mark)
+    gofile.write_text('go\n')
+    tm.wait('dbg', r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: breakpoint, ip 0x[0-9a-f]+ %s at %s:%d\]'
+            % (re.escape(m.group(1)), re.escape(name), line), after=mark)
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'continue')
+    tm.wait('dbg', r'dbg_target: saxpy: ok', after=mark)
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
+    tm.type('dbg', 'quit')
+    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+    print('ok   break %s:%d in OpenCL C (%s): the stop at that line, continue, y = fmaf(a, x, y)'
+          % (name, line, m.group(1)))
     return 0
 
 
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ('gpu', 'preload', 'driver', 'dbg', 'target', 'module', 'source', 'work'):
-        ap.add_argument('--' + opt, required=True)
+    for opt in ('gpu', 'preload', 'driver', 'dbg', 'target', 'module', 'source', 'saxpy_spv', 'saxpy_source',
+                'work'):
+        ap.add_argument('--' + opt.replace('_', '-'), dest=opt, required=True)
     a = ap.parse_args()
     if not shutil.which('tmux'):
         print('SKIP: tmux is not installed (Debian package tmux; ./zesim setup installs it)')
