@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	const double t0 = now_ms();
 	CHECK(zetDebugInterrupt(s, all));
 	uint32_t stops = 0;
-	double last = t0;
+	double last = t0, first_at = 0, half_at = 0;
 	ze_device_thread_t first = all;
 	while (stops < want) {
 		const ze_result_t r = zetDebugReadEvent(s, 5000, &ev);
@@ -72,13 +72,18 @@ int main(int argc, char **argv)
 			break;
 		CHECK(r);
 		if (ev.type == ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED) {
-			if (!stops)
+			if (!stops) {
 				first = ev.info.thread.thread;
+				first_at = now_ms();
+			}
 			stops++;
 			last = now_ms();
+			if (stops == want / 2)
+				half_at = last;
 		}
 	}
-	printf("interrupt-all to the last THREAD_STOPPED: %.1f ms (%u of %u threads)\n", last - t0, stops, want);
+	printf("interrupt-all to the last THREAD_STOPPED: %.1f ms (%u of %u threads; the first after %.1f ms, half "
+	       "after %.1f ms)\n", last - t0, stops, want, first_at - t0, half_at - t0);
 	if (!stops)
 		return 1;
 

@@ -321,22 +321,42 @@ static int resume_map(zs_dbg_t *s, uint8_t *map, bool wait)
 	int rc = eu_control(s, ZESIM_EUDEBUG_EU_CONTROL_CMD_RESUME, map);
 	if (rc < 0)
 		return rc;
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		if (!bit_get(map, s, i))
-			continue;
-		s->t[i].stopped = false;
-		if (!wait)
-			continue;
-		const uint64_t end = now_ns() + RESUME_WAIT_NS;
-		for (;;) {
-			struct zesim_ssa_sr_ident id;
-			if (zs_os_vm_read(fd, slot_va(s, i) + s->hdr.sr_magic_offset, &id, sizeof(id)) ||
-			    id.count != s->t[i].stop_count || now_ns() > end)
-				break;
-			struct timespec ts = {0, 20000};
-			nanosleep(&ts, NULL);
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		if (bit_get(map, s, i)) {
+			s->t[i].stopped = false;
+			if (lo == UINT32_MAX)
+				lo = i;
+			hi = i;
 		}
+	if (!wait || lo == UINT32_MAX)
+		return 0;
+	/* Until every slot's count moved on: one read of all their slots per look (the
+	 * resumed threads keep the device busy, and each request waits its turn). */
+	const uint64_t size = s->hdr.state_save_size, span = (uint64_t)(hi - lo + 1) * size;
+	const bool bulk = hi - lo >= 4;
+	uint8_t *buf = bulk ? malloc(span) : NULL;
+	const uint64_t end = now_ns() + RESUME_WAIT_NS;
+	for (;;) {
+		bool done = true;
+		if (bulk && (!buf || zs_os_vm_read(fd, slot_va(s, lo), buf, span)))
+			break;
+		for (uint32_t i = lo; i <= hi && done; i++) {
+			if (!bit_get(map, s, i))
+				continue;
+			struct zesim_ssa_sr_ident id;
+			if (bulk)
+				memcpy(&id, buf + (uint64_t)(i - lo) * size + s->hdr.sr_magic_offset, sizeof(id));
+			else if (zs_os_vm_read(fd, slot_va(s, i) + s->hdr.sr_magic_offset, &id, sizeof(id)))
+				break;
+			done = id.count != s->t[i].stop_count;
+		}
+		if (done || now_ns() > end)
+			break;
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
 	}
+	free(buf);
 	return 0;
 }
 
@@ -609,7 +629,7 @@ static void *reader(void *arg)
 		const bool busy = s->nreq || s->unsettled;
 		pthread_mutex_unlock(&s->lock);
 		struct pollfd p = {.fd = s->fd, .events = POLLIN};
-		const int k = poll(&p, 1, busy ? 1 : 20);
+		const int k = poll(&p, 1, busy ? 2 : 20);
 		pthread_mutex_lock(&s->lock);
 		bool alive = true;
 		if (k > 0 && (p.revents & POLLIN))
@@ -621,10 +641,12 @@ static void *reader(void *arg)
 								      : ZET_DEBUG_DETACH_REASON_INVALID);
 			alive = false;
 		}
-		if (alive && (s->nreq || s->unsettled)) {
+		/* New stops come as EU_ATTENTION events; the bitmap is polled only while an
+		 * attention was seen without its stop in the slot yet. */
+		if (alive && s->unsettled)
 			poll_stopped(s);
+		if (alive && s->nreq)
 			expire(s);
-		}
 		pthread_mutex_unlock(&s->lock);
 		if (!alive)
 			break;

@@ -5,14 +5,17 @@
 
 Sources under ROOT:
   driver/             may include only system headers (<...>), the Level Zero headers
-                      (<level_zero/...>), the uAPI ("uapi/zesim_drm.h" and its ioctl table
-                      "uapi/zesim_ioctl_table.h"), the ISA / module / command / OA report
+                      (<level_zero/...>), the uAPI ("uapi/zesim_drm.h", its ioctl table
+                      "uapi/zesim_ioctl_table.h" and the state save area's layout
+                      "uapi/zesim_ssa.h"), the ISA / module / command / OA report
                       headers ("zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
                       "zs/oa_report.h", "zs/oa_events.def"), the program-snapshot
-                      extension ("zs/zex_program_snapshot.h"), the ISA disassembler
+                      extension ("zs/zex_program_snapshot.h") and the debug-notifier one
+                      ("zs/zex_debug_notifier.h"), the ISA disassembler
                       ("zdis.h", the zeisa snapshot's text) and its own headers (files of driver/);
   kmd_shim/kernel/    may not include a model or simulator header (model/, sim/, rtl/,
-                      Verilator, SystemC): only system headers, its own, the uAPI and the
+                      Verilator, SystemC): only system headers, its own, the uAPI (with
+                      "uapi/zesim_ssa.h") and the
                       hardware interface's headers ("zs/hw_if.h", "zs/gpu_cmds.h",
                       "zs/gpu_regs.def", "zs/pt_format.h", "zs/oa_report.h");
   kmd_shim/preload/   like driver/, without the Level Zero headers, plus the wire protocol
@@ -29,13 +32,15 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
-DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
+DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h", "zs/ze_isa.h", "zs/ze_module.h", "zs/gpu_cmds.h",
              "zs/oa_report.h", "zs/oa_events.def",
              # the program-snapshot extension's API, and the ISA disassembler its zeisa stage prints with
-             "zs/zex_program_snapshot.h", "zdis.h"}
+             "zs/zex_program_snapshot.h", "zdis.h",
+             # the debug session's notifier extension (and the register-set types it names)
+             "zs/zex_debug_notifier.h"}
 GENERATED = {"driver": {"spv_grammar.h", "zs_tracer_gen.h"}}  # the driver's own headers generated at build time
 PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
-KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",
+KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",
              "zs/oa_report.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 

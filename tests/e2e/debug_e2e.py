@@ -250,8 +250,8 @@ def run_case(opts, case, tmp):
             if got != want:
                 fail('%s: results %r, expected %r (modified %r)' % (case, got, want, sorted(modified)), d)
             stops = re.findall(r'^stop (\S+) ip (\d+) gid (\d+)$', out, re.M)
-            if case != 'unavailable' and (len(stops) != 2 or any(ip != '80' for _, ip, _ in stops)):
-                fail('%s: stops %r, expected two at ip 80' % (case, stops), d)
+            if case != 'unavailable' and (len(stops) != 2 or any(ip != '160' for _, ip, _ in stops)):
+                fail('%s: stops %r, expected two at ip 160' % (case, stops), d)
             if case == 'bp' and len(modified) != 8:
                 fail('bp: %d items modified, expected one thread (8)' % len(modified), d)
         if case == 'fault':

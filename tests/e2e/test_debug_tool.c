@@ -20,7 +20,7 @@
 #include "e2e.h"
 #include "zs/zex_debug_notifier.h"
 
-#define BP_OFFSET 80u	 /* dbgk: the add of out = in * 3 + 7 */
+#define BP_OFFSET 160u /* dbgk: the add of out = in * 3 + 7 */
 #define FAULT_OFFSET 48u /* fault: the load from the unmapped address */
 #define EVENT_MS 20000u
 
