@@ -48,6 +48,7 @@ DebugBlock::DebugBlock(const GtConfig &cfg, DebugMode mode, Gt &gt, std::functio
 DebugBlock::~DebugBlock()
 {
     gt_.set_debug(nullptr);
+    gt_.set_debug_requests(false);
     close_trace();
 }
 
@@ -89,6 +90,7 @@ void DebugBlock::step(const DebugIn &in, uint64_t cycle)
     any_req_ = false;
     for (uint32_t w = 0; w < DebugTwin::kWords; w++)
         any_req_ |= (halt_[w] | exc_[w]) != 0;
+    gt_.set_debug_requests(any_req_);
     if (irq)
         irq_(ZS_FIELD_MASK(IRQ_STATUS, DEBUG));
 }

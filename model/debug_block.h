@@ -55,7 +55,6 @@ public:
     uint64_t sip_va() const override { return uint64_t(sip_hi_) << 32 | sip_lo_; }
     uint64_t ssa_va() const override { return uint64_t(ssa_hi_) << 32 | ssa_lo_; }
     uint32_t slot_size() const override { return slot_size_; }
-    bool any_request() const override { return any_req_; }
     bool halt_request(uint32_t tid) const override { return DebugTwin::bit(halt_, tid); }
     bool exc_request(uint32_t tid) const override { return DebugTwin::bit(exc_, tid); }
     bool attention(uint32_t tid) const override { return DebugTwin::bit(attn_, tid); }

@@ -175,7 +175,8 @@ struct Gt::Impl {
             for (Eu &eu : s.eus) {
                 for (HwThread &t : eu.threads) {
                     if (t.busy && gt.debug_)
-                        gt.debug_->end(gt.now_, tid_of(si, uint32_t(&eu - s.eus.data()), uint32_t(&t - eu.threads.data())));
+                        gt.debug_->end(gt.now_, tid_of(si, uint32_t(&eu - s.eus.data()),
+                                                       uint32_t(&t - eu.threads.data())));
                     t.busy = false;
                     t.group = nullptr;
                     t.ready = kNever;
@@ -551,6 +552,7 @@ struct Gt::Impl {
         std::memcpy(s.dbg0, st.dbg0, sizeof(s.dbg0));
         s.tm0[0] = uint32_t(st.cycle);
         s.tm0[1] = uint32_t(st.cycle >> 32);
+        s.fault_va = !resume && (st.cr0[1] >> ZE_EXC_PAGE_FAULT & 1) ? t.pf.va : 0;
         s.cf_depth = uint32_t(st.ncf);
         s.ret_depth = uint32_t(st.nret);
         gt.ledger_.debug_snapshot(s);
@@ -572,8 +574,10 @@ struct Gt::Impl {
         w(ZESIM_SSA_CE_OFFSET, st.ce);
         w(ZESIM_SSA_SP_OFFSET, uint32_t(st.ncf));
         w(ZESIM_SSA_SP_OFFSET + 4, uint32_t(st.nret));
-        w(ZESIM_SSA_SP_OFFSET + 8, 0);
-        w(ZESIM_SSA_SP_OFFSET + 12, 0);
+        // A page fault's whole address (cr0.3 has its low 32 bits), else 0.
+        const uint64_t fva = st.cr0[1] >> ZE_EXC_PAGE_FAULT & 1 ? t.pf.va : 0;
+        w(ZESIM_SSA_SP_OFFSET + 8, uint32_t(fva));
+        w(ZESIM_SSA_SP_OFFSET + 12, uint32_t(fva >> 32));
         // Hardware-private: the control-flow stack (12 bytes an entry), the return stack.
         for (int i = 0; i < kCfDepth; i++) {
             w(ZESIM_SSA_HW_OFFSET + 12 * i, st.cf[i].loop);
@@ -967,7 +971,7 @@ uint64_t Gt::run(uint64_t max_cycles)
                     uint64_t after = now_ + 1;
                     bool sipret = false;
                     const uint32_t tid = gidx * 8 + slot;
-                    if (debug_ && !t.st.in_sip && debug_->any_request() &&
+                    if (debug_req_ && !t.st.in_sip &&
                         (debug_->halt_request(tid) || debug_->exc_request(tid))) {
                         // A halt or exception request, answered at this instruction boundary
                         // (docs/debug.md section 2.3): into the SIP, or without one straight
@@ -983,42 +987,42 @@ uint64_t Gt::run(uint64_t max_cycles)
                             m.debug_stop(si, ei, slot, t, h ? 3 : 4);
                         }
                     } else {
-                    const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
-                    if (t.arg_fault) {
-                        m.fault(t, gidx, slot, t.arg_fault_va, t.arg_fault_why, false);
-                    } else if (!d) {
-                        const uint64_t va = m.code_va(t);
-                        m.fault(t, gidx, slot, va, m.fetch_fault(t), false);
-                    } else {
-                        const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
-                        StepResult r = execute(t.st, *d);
-                        sipret = r == StepResult::SipRet;
-                        if (d->valid && t.st.status != ThreadStatus::Exception) {
-                            events_.instruction(now_, ze_lat(d->lat_class), unsigned(__builtin_popcount(enabled)));
-                        }
-                        uint64_t result = now_ + lat[d->lat_class];
-                        if (r == StepResult::Send) {
-                            result = m.send(si, ei, slot, t, *d);
-                            t.sends_done = std::max(t.sends_done, result);
-                            const unsigned msg = ze_send_msg(d->in.dw3);
-                            if (msg == ZE_MSG_FENCE)
+                        const DecodedInst *d = t.arg_fault ? nullptr : m.fetch(t);
+                        if (t.arg_fault) {
+                            m.fault(t, gidx, slot, t.arg_fault_va, t.arg_fault_why, false);
+                        } else if (!d) {
+                            const uint64_t va = m.code_va(t);
+                            m.fault(t, gidx, slot, va, m.fetch_fault(t), false);
+                        } else {
+                            const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
+                            StepResult r = execute(t.st, *d);
+                            sipret = r == StepResult::SipRet;
+                            if (d->valid && t.st.status != ThreadStatus::Exception) {
+                                events_.instruction(now_, ze_lat(d->lat_class), unsigned(__builtin_popcount(enabled)));
+                            }
+                            uint64_t result = now_ + lat[d->lat_class];
+                            if (r == StepResult::Send) {
+                                result = m.send(si, ei, slot, t, *d);
+                                t.sends_done = std::max(t.sends_done, result);
+                                const unsigned msg = ze_send_msg(d->in.dw3);
+                                if (msg == ZE_MSG_FENCE)
+                                    after = result;
+                                else if (msg == ZE_MSG_BARRIER)
+                                    after = now_ + cfg_.barrier_cycles;  // the last arrival released all
+                                result = msg == ZE_MSG_BARRIER ? now_ : result;
+                            } else if (d->in.opcode == ZE_OP_WAIT) {
+                                const ze_operand_t &o = d->in.src[0];
+                                const uint32_t c = o.kind == ZE_OPND_IMM ? d->in.dw3 : t.st.grf[o.reg][o.sub];
+                                after = now_ + std::max<uint64_t>(1, c);
+                            } else if (d->lat_class == ZE_LAT_BRANCH) {
                                 after = result;
-                            else if (msg == ZE_MSG_BARRIER)
-                                after = now_ + cfg_.barrier_cycles;  // the last arrival released all
-                            result = msg == ZE_MSG_BARRIER ? now_ : result;
-                        } else if (d->in.opcode == ZE_OP_WAIT) {
-                            const ze_operand_t &o = d->in.src[0];
-                            const uint32_t c = o.kind == ZE_OPND_IMM ? d->in.dw3 : t.st.grf[o.reg][o.sub];
-                            after = now_ + std::max<uint64_t>(1, c);
-                        } else if (d->lat_class == ZE_LAT_BRANCH) {
-                            after = result;
+                            }
+                            for (unsigned k = 0; k < d->wr_n; k++)
+                                t.reg_ready[(d->wr_lo + k) & 127] = std::max(t.reg_ready[(d->wr_lo + k) & 127], result);
+                            for (int f = 0; f < kFlagRegs; f++)
+                                if (d->flag_wr >> f & 1)
+                                    t.reg_ready[ZE_GRF_COUNT + f] = result;
                         }
-                        for (unsigned k = 0; k < d->wr_n; k++)
-                            t.reg_ready[(d->wr_lo + k) & 127] = std::max(t.reg_ready[(d->wr_lo + k) & 127], result);
-                        for (int f = 0; f < kFlagRegs; f++)
-                            if (d->flag_wr >> f & 1)
-                                t.reg_ready[ZE_GRF_COUNT + f] = result;
-                    }
                     }
                     // The system routine (docs/debug.md section 2.3): an enabled exception or a
                     // request enters it; its `halt` is the stop; `sipret` leaves it.

@@ -94,7 +94,6 @@ public:
     virtual uint64_t sip_va() const = 0;
     virtual uint64_t ssa_va() const = 0;
     virtual uint32_t slot_size() const = 0;
-    virtual bool any_request() const = 0;    // some halt or exception request is pending
     virtual bool halt_request(uint32_t tid) const = 0;
     virtual bool exc_request(uint32_t tid) const = 0;
     virtual bool attention(uint32_t tid) const = 0;
@@ -163,6 +162,9 @@ public:
 
     // The Debug block (docs/debug.md section 2); null: no debug unit.
     void set_debug(DebugPort *p) { debug_ = p; }
+    // Some halt or exception request is pending in the unit (set by the Debug block after
+    // each clock: the GT then looks at each thread's requests at its instruction boundary).
+    void set_debug_requests(bool any) { debug_req_ = any; }
     // The debug unit's attention bits may have cleared: threads waiting in
     // attention whose bit is clear continue.
     void debug_resumed();
@@ -188,6 +190,7 @@ private:
     std::vector<EuException> exceptions_;
     uint64_t walkers_completed_ = 0;
     DebugPort *debug_ = nullptr;
+    bool debug_req_ = false;
     std::shared_ptr<Impl> impl_;  // shared: a saved context outlives its turn on the GT
 };
 

@@ -286,7 +286,8 @@ std::string DebugSnapshot::json() const
     std::string o = "{\"seq\":" + std::to_string(seq) + ",\"kind\":\"" + (resume ? "resume" : "stop") +
                     "\",\"tid\":" + std::to_string(tid) + ",\"eu\":" + std::to_string(eu) +
                     ",\"slot\":" + std::to_string(slot) + ",\"slice\":" + std::to_string(slice) +
-                    ",\"subslice\":" + std::to_string(subslice) + ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
+                    ",\"subslice\":" + std::to_string(subslice) +
+                    ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
                     ",\"slot_index\":" + std::to_string(slot_index) + ",\"reason\":" + std::to_string(reason) +
                     ",\"slot_va\":" + std::to_string(slot_va) + ",\"kernel_va\":" + std::to_string(kernel_va) +
                     ",\"cycle\":" + std::to_string(cycle) + ",\"ip\":" + std::to_string(ip);
@@ -311,7 +312,8 @@ std::string DebugSnapshot::json() const
     put_array(o, "acc1", acc[1], 8);
     put_array(o, "dbg0", dbg0, 2);
     put_array(o, "tm0", tm0, 2);
-    o += ",\"cf_depth\":" + std::to_string(cf_depth) + ",\"ret_depth\":" + std::to_string(ret_depth) + "}";
+    o += ",\"cf_depth\":" + std::to_string(cf_depth) + ",\"ret_depth\":" + std::to_string(ret_depth) +
+         ",\"fault_va\":" + std::to_string(fault_va) + "}";
     return o;
 }
 

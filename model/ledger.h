@@ -66,6 +66,7 @@ struct DebugSnapshot {
     uint32_t a0[8] = {}, f[2] = {}, sr0[4] = {}, cr0[4] = {}, ce = 0, tdr[8] = {}, acc[2][8] = {};
     uint32_t dbg0[2] = {}, tm0[2] = {};
     uint32_t cf_depth = 0, ret_depth = 0;
+    uint64_t fault_va = 0;      // a page-fault stop: the whole faulting address
 
     std::string json() const;  // one line, no newline
 };
@@ -115,6 +116,7 @@ public:
     static constexpr size_t kKeepSnapshots = 4096;
     void debug_snapshot(DebugSnapshot s);
     std::vector<DebugSnapshot> take_debug_snapshots();
+    const std::deque<DebugSnapshot> &debug_snapshots() const { return snaps_; }
     uint64_t debug_snapshots_total() const { return snap_seq_; }
 
     uint64_t closed() const { return closed_; }    // windows closed so far

@@ -41,7 +41,7 @@ DRIVER_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h",
 GENERATED = {"driver": {"spv_grammar.h", "zs_tracer_gen.h"}}  # the driver's own headers generated at build time
 PRELOAD_OK = DRIVER_OK | {"uapi/zesim_wire.h"}  # the wire protocol: daemon, preload and benches
 KERNEL_OK = {"uapi/zesim_drm.h", "uapi/zesim_ioctl_table.h", "uapi/zesim_ssa.h", "zs/hw_if.h", "zs/gpu_cmds.h", "zs/gpu_regs.def", "zs/pt_format.h",
-             "zs/oa_report.h"}
+             "zs/oa_report.h", "zs/sip.h"}
 FORBIDDEN_SYSTEM = ("systemc", "verilated", "sysc/", "tlm")
 
 

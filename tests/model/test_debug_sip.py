@@ -31,6 +31,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "stimulus"))
 sys.path.insert(0, str(ROOT / "tests" / "model"))
+import zedaemon  # noqa: E402
 import zegen  # noqa: E402
 import zeiss  # noqa: E402
 import zetools  # noqa: E402
@@ -41,7 +42,7 @@ REGS = {m.group(1): int(m.group(2), 16) for m in re.finditer(r"^ZE_REG\((\w+),\s
 SSA_H = (ROOT / "kmd_shim/include/uapi/zesim_ssa.h").read_text()
 OFF = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define ZESIM_SSA_(\w+?)_(?:OFFSET|SIZE|BYTES)\s+(\d+)u", SSA_H)}
 SIP_CMD = {m.group(1): int(m.group(2)) for m in re.finditer(r"ZESIM_SIP_CMD_(\w+) = (\d+)", SSA_H)}
-MODULE_VA, OUT_VA, BAD_VA = 0x40000000, 0x50000000, 0x60000000
+MODULE_VA, OUT_VA, BAD_VA = 0x40000000, 0x50000000, 0x1260000000
 SLOT = OFF["SLOT"]
 
 
@@ -86,7 +87,7 @@ def slot_vs_snapshot(slot, snap):
                 probs.append(f"GRF differs in r{regs[0]} (of {len(regs)} registers)")
             else:
                 probs.append(f"{key}: slot {slot[key]} snapshot {snap[key]}")
-    if slot["sp"] != [snap["cf_depth"], snap["ret_depth"], 0, 0]:
+    if slot["sp"] != [snap["cf_depth"], snap["ret_depth"], snap["fault_va"] & 0xffffffff, snap["fault_va"] >> 32]:
         probs.append(f"sp: slot {slot['sp']} snapshot depths {snap['cf_depth']}, {snap['ret_depth']}")
     return probs
 
@@ -216,13 +217,20 @@ LONG_KERNEL = """.kernel long
 
 
 def test_halt_all(run):
+    # 1x2x2x4: 4 EUs x 4 threads; xe-lp: 96 EUs x 7 threads (tids up to 767).  One-thread
+    # groups, as many as threads: all resident when the halt-all comes.
+    return halt_all(run, "1x2x2x4", 4, 4, 5000) + halt_all(run, "1x6x16x7", 96, 7, 8000)
+
+
+def halt_all(run, topology, eus, threads, at):
     probs = []
-    # 1x2x2x4: 4 EUs x 4 threads; 16 one-thread groups are all resident.
-    res = run.run(LONG_KERNEL, "long", [16, 1, 1], [8, 1, 1], struct.pack("<Q", OUT_VA).hex(),
-                  {"mmio_at": [{"at": 5000, "register": REGS["DBG_ALL"], "value": 1}]})
+    n = eus * threads
+    res = run.run(LONG_KERNEL, "long", [n, 1, 1], [8, 1, 1], struct.pack("<Q", OUT_VA).hex(),
+                  {"mmio_at": [{"at": at, "register": REGS["DBG_ALL"], "value": 1}]}, out_size=max(4096, 32 * n),
+                  topology=topology)
     d = res["debug"]
     tids = sorted(s["tid"] for s in d["stops"])
-    want = sorted(eu * 8 + t for eu in range(4) for t in range(4))
+    want = sorted(eu * 8 + t for eu in range(eus) for t in range(threads))
     expect(tids == want, f"halt-all: stopped threads {tids}, expected each of {want} once", probs)
     expect(all(s["dbg_reason"] & 7 == 3 for s in d["stops"]), "halt-all: a reason is not 3 (halt)", probs)
     stops = [s for s in d["snapshots"] if s["kind"] == "stop"]
@@ -231,10 +239,10 @@ def test_halt_all(run):
         snap = next((s for s in stops if s["tid"] == stop["tid"]), None)
         if snap:
             probs += [f"halt-all tid {stop['tid']}: {p}" for p in slot_vs_snapshot(decode_slot(stop["slot"]), snap)]
-    expect(d["stopped"] == 16 and d["attn_count"] == 0, f"halt-all: DBG_STOPPED {d['stopped']} attn {d['attn_count']}",
+    expect(d["stopped"] == n and d["attn_count"] == 0, f"halt-all: DBG_STOPPED {d['stopped']} attn {d['attn_count']}",
            probs)
-    expect(out_words(res, 128) == [(3000 * g) & 0xffffffff for g in range(128)], "halt-all: wrong result", probs)
-    return probs
+    expect(out_words(res, 8 * n) == [(3000 * g) & 0xffffffff for g in range(8 * n)], "halt-all: wrong result", probs)
+    return [f"{topology}: {p}" for p in probs]
 
 
 PF_KERNEL = """.kernel pf
@@ -262,14 +270,16 @@ def test_page_fault(run):
         slot, snap = decode_slot(d["stops"][0]["slot"]), d["snapshots"][0]
         probs += [f"page fault: {p}" for p in slot_vs_snapshot(slot, snap)]
         expect(d["stops"][0]["dbg_reason"] & 7 == 2 and snap["reason"] == 2, "page fault: reason not 2", probs)
-        expect(slot["cr0"][3] == BAD_VA and slot["cr0"][2] == 0x20 and slot["cr0"][1] >> 2 & 1,
+        expect(slot["cr0"][3] == BAD_VA & 0xffffffff and slot["cr0"][2] == 0x20 and slot["cr0"][1] >> 2 & 1,
                f"page fault: cr0 {slot['cr0']}", probs)
+        expect(slot["sp"][2:] == [BAD_VA & 0xffffffff, BAD_VA >> 32] and snap["fault_va"] == BAD_VA,
+               f"page fault: SP {slot['sp']} (the whole address)", probs)
     expect(out_words(res, 8) == [i + 50 for i in range(8)] and not res["engine_error"],
            f"page fault: result {out_words(res, 8)}", probs)
     # SIP_EN off: the thread ends with the exception, exactly as without a debug unit.
     res = run.run(PF_KERNEL, "pf", [1, 1, 1], [8, 1, 1], args, {"sip_en": False})
     t = res["threads"][0] if res["threads"] else {}
-    expect(t.get("status") == "exception" and t.get("exception", {}).get("address") == BAD_VA and
+    expect(t.get("status") == "exception" and t.get("exception", {}).get("address") == BAD_VA & 0xffffffff and
            not res["debug"]["stops"] and not res["debug"]["snapshots"] and out_words(res, 8) == [0] * 8,
            f"page fault without SIP_EN: {t.get('status')} {t.get('exception')}", probs)
     return probs
@@ -356,7 +366,7 @@ def random_runs(run, count, first):
                           {"at": at, "register": REGS["DBG_HALT" if rng.random() < 0.5 else "DBG_EXC"],
                            "value": rng.getrandbits(32)}]
             else:
-                timed.append({"at": at, "register": REGS["DBG_ALL"], "value": rng.choice((2, 8, 10))})
+                timed.append({"at": at, "register": REGS["DBG_ALL"], "value": rng.choice((2, 4, 5, 8, 10, 12))})
         src_path, mod2, stim, cfg = run.tmp / "r.zeasm", run.tmp / "r.elf", run.tmp / "r.json", run.tmp / "rc.json"
         src_path.write_text(src)
         r = zetools.assemble(run.asm, src_path, mod2)
@@ -384,6 +394,29 @@ def random_runs(run, count, first):
     return probs
 
 
+def test_test_channel(run):
+    """The daemon's test channel hands out the same snapshots (DEBUG_SNAPSHOTS, drained)."""
+    probs = []
+    src, mod, stim, cfg = run.tmp / "t.zeasm", run.tmp / "t.elf", run.tmp / "t.json", run.tmp / "tc.json"
+    src.write_text(BP_KERNEL)
+    zetools.assemble(run.asm, src, mod)
+    stim.write_text(json.dumps({
+        "buffers": [{"address": hex(OUT_VA), "size": 4096}],
+        "modules": [{"path": str(mod), "address": hex(MODULE_VA)}],
+        "commands": [{"cmd": "compute_walker", "kernel": "bp", "group_size": [8, 1, 1], "groups": [2, 1, 1],
+                      "args": struct.pack("<Q", OUT_VA).hex()}],
+        "debug": {}}))
+    cfg.write_text(json.dumps({"debug_block": run.mode}))
+    with zedaemon.Daemon(run.gpu, "--preset", "tiny", "--config", str(cfg)) as d:
+        res = d.stimulus(stim)
+        got = d.debug_snapshots()
+        again = d.debug_snapshots()
+    want = res["debug"]["snapshots"]
+    expect(len(want) == 8 and got == want, f"test channel: {len(got)} snapshots, the run reported {len(want)}", probs)
+    expect(again == [], "test channel: DEBUG_SNAPSHOTS does not drain", probs)
+    return probs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpu", required=True)
@@ -395,7 +428,7 @@ def main():
     probs = []
     with tempfile.TemporaryDirectory() as tmp:
         run = Runner(a.gpu, a.asm, pathlib.Path(tmp), a.mode)
-        for test in (test_breakpoint, test_halt_all, test_page_fault, test_slm):
+        for test in (test_breakpoint, test_halt_all, test_page_fault, test_slm, test_test_channel):
             try:
                 probs += test(run)
             except AssertionError as e:

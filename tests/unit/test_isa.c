@@ -138,6 +138,8 @@ static const known_t straight[] = {
 	{"wait (1) 0x64:ud", {0x0000003a, 0x00040000, 0x00000000, 0x00000064}},
 	{"wait (1) r3.2:ud", {0x0000003a, 0x081a0000, 0x00000000, 0x00000000}},
 	{"halt (1)", {0x0000003b, 0x00000000, 0x00000000, 0x00000000}},
+	/* sipret (the system routine only; docs/debug.md §2.3) */
+	{"sipret (1)", {0x0000003c, 0x00000000, 0x00000000, 0x00000000}},
 	/* send.load (d a b): v1..v4, predicated */
 	{"send.load (16) r20 r13 r7.0", {0x00000440, 0x006900a1, 0x003a0000, 0x00000000}},
 	{"send.load.v2 (8) r20 r4 r7.2", {0x00000240, 0x002100a1, 0x083a0000, 0x00001000}},

@@ -84,7 +84,8 @@ struct zesim_ssa_sip_command {
 #define ZESIM_SSA_CR_OFFSET 4160u     /* cr0: 4 dwords; cr0.2 is where the thread resumes */
 #define ZESIM_SSA_TDR_OFFSET 4176u    /* tdr: 8 dwords */
 #define ZESIM_SSA_ACC_OFFSET 4208u    /* acc0, acc1: 8 dwords each */
-#define ZESIM_SSA_SP_OFFSET 4272u     /* 4 dwords: control-flow stack depth, return stack depth, 0, 0 (read only) */
+#define ZESIM_SSA_SP_OFFSET 4272u     /* 4 dwords: control-flow stack depth, return stack depth, and of a
+				       * page-fault stop the faulting address (lo, hi; else 0, 0) (read only) */
 #define ZESIM_SSA_DBG_OFFSET 4288u    /* dbg0: 2 dwords */
 #define ZESIM_SSA_TM_OFFSET 4296u     /* tm0: 2 dwords (read only) */
 #define ZESIM_SSA_SR_IDENT_OFFSET 4304u /* struct zesim_ssa_sr_ident */
