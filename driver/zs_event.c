@@ -26,6 +26,19 @@ static void pool_unref(zs_event_pool_t *p)
 	free(p);
 }
 
+/* The pool becomes a handle of its context (created or opened from an IPC handle). */
+static ze_result_t publish_pool(zs_context_t *ctx, zs_event_pool_t *p, ze_event_pool_handle_t *phEventPool)
+{
+	if (zs_handle_add(p, ZS_T_EVENT_POOL)) {
+		zs_os_bo_destroy(&ctx->dev->os, &p->bo);
+		free(p);
+		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	zs_context_ref(ctx);
+	*phEventPool = (ze_event_pool_handle_t)p;
+	return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL zs_event_pool_create(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc,
 					    uint32_t numDevices, ze_device_handle_t *phDevices,
 					    ze_event_pool_handle_t *phEventPool)
@@ -55,14 +68,7 @@ ze_result_t ZE_APICALL zs_event_pool_create(ze_context_handle_t hContext, const 
 	p->flags = desc->flags;
 	p->count = desc->count;
 	p->ipc_fd = -1;
-	if (zs_handle_add(p, ZS_T_EVENT_POOL)) {
-		zs_os_bo_destroy(&ctx->dev->os, &p->bo);
-		free(p);
-		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-	}
-	zs_context_ref(ctx);
-	*phEventPool = (ze_event_pool_handle_t)p;
-	return ZE_RESULT_SUCCESS;
+	return publish_pool(ctx, p, phEventPool);
 }
 
 ze_result_t ZE_APICALL zs_event_pool_destroy(ze_event_pool_handle_t hEventPool)
@@ -133,14 +139,7 @@ ze_result_t ZE_APICALL zs_event_pool_open_ipc_handle(ze_context_handle_t hContex
 	p->count = d.count;
 	p->ipc_fd = -1;
 	p->imported = true;
-	if (zs_handle_add(p, ZS_T_EVENT_POOL)) {
-		zs_os_bo_destroy(&ctx->dev->os, &p->bo);
-		free(p);
-		return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-	}
-	zs_context_ref(ctx);
-	*phEventPool = (ze_event_pool_handle_t)p;
-	return ZE_RESULT_SUCCESS;
+	return publish_pool(ctx, p, phEventPool);
 }
 
 ze_result_t ZE_APICALL zs_event_pool_close_ipc_handle(ze_event_pool_handle_t hEventPool)
