@@ -69,6 +69,7 @@ static const regset_t regsets[] = {
 	{ZEX_DEBUG_REGSET_TYPE_TDR, ZESIM_SSA_TDR_OFFSET, 1, 256, 32, true}, /* tdr is written by mov (docs/isa.md 1.1) */
 	{ZEX_DEBUG_REGSET_TYPE_ACC, ZESIM_SSA_ACC_OFFSET, 2, 256, 32, true},
 	{ZEX_DEBUG_REGSET_TYPE_SP, ZESIM_SSA_SP_OFFSET, 1, 128, 16, false},
+	{ZEX_DEBUG_REGSET_TYPE_SBA, ZESIM_SSA_SBA_OFFSET, 1, 64, 8, false},
 	{ZEX_DEBUG_REGSET_TYPE_DBG, ZESIM_SSA_DBG_OFFSET, 1, 64, 8, true},
 };
 #define NREGSETS (sizeof(regsets) / sizeof(regsets[0]))

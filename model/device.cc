@@ -178,6 +178,8 @@ void Device::note_faults()
         set_reg(ZS_REG_FAULT_IP, p.ip);
         set_reg(ZS_REG_FAULT_KERNEL_LO, uint32_t(p.kernel_va));
         set_reg(ZS_REG_FAULT_KERNEL_HI, uint32_t(p.kernel_va >> 32));
+        set_reg(ZS_REG_FAULT_IB_LO, uint32_t(p.ib));
+        set_reg(ZS_REG_FAULT_IB_HI, uint32_t(p.ib >> 32));
     }
     raise_irq(ZS_IRQ_PAGE_FAULT);
     if ((reg(ZS_REG_FAULT_CTL) & ZS_FIELD_MASK(FAULT_CTL, HALT)) && !cs_.halted())

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <unordered_map>
 #include <limits>
 
 #include "uapi/zesim_ssa.h"
@@ -21,12 +22,18 @@ constexpr int kFlagRegs = 2;  // f0, f1 tracked after the 128 GRFs in reg_ready
 
 struct Group;
 
+// Code decoded lazily, indexed by ip / 16 from one instruction base.
+struct CodeCache {
+    std::vector<DecodedInst> code;
+    std::vector<uint8_t> decoded;
+};
+
 struct Job {
     WalkerJob w;
     uint64_t groups_total = 0, next_group = 0, groups_done = 0;
     uint32_t threads_per_group = 0;
-    std::vector<DecodedInst> code;  // decoded lazily, indexed by ip / 16
-    std::vector<uint8_t> decoded;
+    CodeCache code;  // the kernel's code (ib = kernel_va)
+    std::unordered_map<uint64_t, CodeCache> far;  // code reached by calla, by instruction base
 };
 
 struct Group {
@@ -198,7 +205,7 @@ struct Gt::Impl {
     // GPU VA of the thread's current instruction.
     uint64_t code_va(const HwThread &t) const
     {
-        return (t.st.in_sip ? gt.debug_->sip_va() : t.group->job->w.kernel_va) + t.st.ip;
+        return (t.st.in_sip ? gt.debug_->sip_va() : t.st.ib) + t.st.ip;
     }
 
     const DecodedInst *fetch(HwThread &t)
@@ -221,23 +228,24 @@ struct Gt::Impl {
         const uint64_t slot = t.st.ip / ZE_INST_BYTES;
         if (t.st.ip % ZE_INST_BYTES || slot > (16u << 20) / ZE_INST_BYTES)
             return nullptr;
-        if (slot >= j.code.size()) {
-            j.code.resize(slot + 64);
-            j.decoded.resize(slot + 64, 0);
+        CodeCache &c = t.st.ib == j.w.kernel_va ? j.code : j.far[t.st.ib];
+        if (slot >= c.code.size()) {
+            c.code.resize(slot + 64);
+            c.decoded.resize(slot + 64, 0);
         }
-        if (!j.decoded[slot]) {
+        if (!c.decoded[slot]) {
             uint8_t bytes[ZE_INST_BYTES];
             for (unsigned i = 0; i < ZE_INST_BYTES; i += 4) {
-                Translation tr = gt.mmu_.translate(j.w.pt_root, j.w.kernel_va + t.st.ip + i, false);
+                Translation tr = gt.mmu_.translate(j.w.pt_root, t.st.ib + t.st.ip + i, false);
                 if (tr.fault != FaultReason::None)
                     return nullptr;
                 const uint32_t v = gt.mem_.read32(tr.pa);
                 std::memcpy(bytes + i, &v, 4);
             }
-            j.code[slot] = decode_for_model(bytes);
-            j.decoded[slot] = 1;
+            c.code[slot] = decode_for_model(bytes);
+            c.decoded[slot] = 1;
         }
-        return &j.code[slot];
+        return &c.code[slot];
     }
 
     // Why an instruction fetch failed (for the fault registers).
@@ -301,6 +309,7 @@ struct Gt::Impl {
         ThreadState &st = t.st;
         st.reset();
         st.status = ThreadStatus::Running;
+        st.ib = w.kernel_va;
         for (int i = 0; i < 3; i++) {
             st.grf[0][i] = g.id[i];
             st.grf[0][4 + i] = w.group_size[i];
@@ -455,7 +464,7 @@ struct Gt::Impl {
             const bool full = pf || (t.st.cr0[1] >> ZE_EXC_MISALIGNED & 1);  // SLM: the offset
             gt.exceptions_.push_back(EuException{t.st.cr0[1], t.st.cr0[2], full ? t.pf.va : t.st.cr0[3],
                                                  pf ? t.pf.reason : FaultReason::None, pf && t.pf.write,
-                                                 t.group->job->w.kernel_va, eu_index(si, ei),
+                                                 t.group->job->w.kernel_va, t.st.ib, eu_index(si, ei),
                                                  uint32_t(&t - eu.threads.data())});
             if (gt.exceptions_.size() > 64)  // the device takes them every step: keep a bounded tail
                 gt.exceptions_.erase(gt.exceptions_.begin());
@@ -540,6 +549,7 @@ struct Gt::Impl {
         s.kernel_va = t.group->job->w.kernel_va;
         s.cycle = gt.now_;
         s.ip = resume ? st.ip : st.cr0[2];
+        s.ib = st.ib;
         std::memcpy(s.grf, st.grf, sizeof(s.grf));
         std::memcpy(s.a0, st.a0, sizeof(s.a0));
         std::memcpy(s.f, st.f, sizeof(s.f));
@@ -584,8 +594,14 @@ struct Gt::Impl {
             w(ZESIM_SSA_HW_OFFSET + 12 * i + 4, st.cf[i].saved);
             w(ZESIM_SSA_HW_OFFSET + 12 * i + 8, st.cf[i].cont);
         }
-        for (int i = 0; i < kRetDepth; i++)
-            w(ZESIM_SSA_HW_OFFSET + 12 * kCfDepth + 4 * i, st.ret[i]);
+        for (int i = 0; i < kRetDepth; i++) {
+            w(ZESIM_SSA_HW_RET_IP_OFFSET + 4 * i, st.ret[i]);
+            w(ZESIM_SSA_HW_RET_IB_OFFSET + 8 * i, uint32_t(st.ret_ib[i]));
+            w(ZESIM_SSA_HW_RET_IB_OFFSET + 8 * i + 4, uint32_t(st.ret_ib[i] >> 32));
+        }
+        // The instruction base cr0.2 counts from (the "sba" set; docs/isa.md section 3.5).
+        w(ZESIM_SSA_SBA_OFFSET, uint32_t(st.ib));
+        w(ZESIM_SSA_SBA_OFFSET + 4, uint32_t(st.ib >> 32));
         if (!ok)
             return false;
         snapshot(t, si, ei, slot, false);
@@ -630,8 +646,13 @@ struct Gt::Impl {
             n.cf[i].saved = r(ZESIM_SSA_HW_OFFSET + 12 * i + 4);
             n.cf[i].cont = r(ZESIM_SSA_HW_OFFSET + 12 * i + 8);
         }
-        for (int i = 0; i < kRetDepth; i++)
-            n.ret[i] = r(ZESIM_SSA_HW_OFFSET + 12 * kCfDepth + 4 * i);
+        for (int i = 0; i < kRetDepth; i++) {
+            n.ret[i] = r(ZESIM_SSA_HW_RET_IP_OFFSET + 4 * i);
+            n.ret_ib[i] = r(ZESIM_SSA_HW_RET_IB_OFFSET + 8 * i);
+            n.ret_ib[i] |= uint64_t(r(ZESIM_SSA_HW_RET_IB_OFFSET + 8 * i + 4)) << 32;
+        }
+        n.ib = r(ZESIM_SSA_SBA_OFFSET);
+        n.ib |= uint64_t(r(ZESIM_SSA_SBA_OFFSET + 4)) << 32;
         if (!ok)
             return false;
         n.ip = st.cr0[2];
@@ -995,8 +1016,13 @@ uint64_t Gt::run(uint64_t max_cycles)
                             m.fault(t, gidx, slot, va, m.fetch_fault(t), false);
                         } else {
                             const uint32_t enabled = d->valid ? enabled_lanes(t.st, d->in) : 0;
+                            const uint64_t calla_to =
+                                d->valid && d->in.opcode == ZE_OP_CALLA ? calla_target(t.st, d->in) : 0;
                             StepResult r = execute(t.st, *d);
                             sipret = r == StepResult::SipRet;
+                            if (r == StepResult::Stopped && t.st.raised == ZE_EXC_MISALIGNED &&
+                                d->in.opcode == ZE_OP_CALLA)
+                                t.pf = PageFault{calla_to, FaultReason::None, gidx, slot, false};  // the full target
                             if (d->valid && t.st.status != ThreadStatus::Exception) {
                                 events_.instruction(now_, ze_lat(d->lat_class), unsigned(__builtin_popcount(enabled)));
                             }

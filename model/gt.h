@@ -80,6 +80,7 @@ struct EuException {
     FaultReason reason;     // page fault: why; else None
     bool write;
     uint64_t kernel_va;     // the walker's kernel
+    uint64_t ib;            // the instruction base ip counts from (docs/isa.md section 3.5)
     uint32_t eu, thread;    // global EU index, slot
 };
 

@@ -290,7 +290,8 @@ std::string DebugSnapshot::json() const
                     ",\"eu_in_subslice\":" + std::to_string(eu_in_subslice) +
                     ",\"slot_index\":" + std::to_string(slot_index) + ",\"reason\":" + std::to_string(reason) +
                     ",\"slot_va\":" + std::to_string(slot_va) + ",\"kernel_va\":" + std::to_string(kernel_va) +
-                    ",\"cycle\":" + std::to_string(cycle) + ",\"ip\":" + std::to_string(ip);
+                    ",\"cycle\":" + std::to_string(cycle) + ",\"ip\":" + std::to_string(ip) +
+                    ",\"ib\":" + std::to_string(ib);
     // The GRF as the little-endian bytes of r0..r127 (the slot's GRF set).
     static const char hexd[] = "0123456789abcdef";
     o += ",\"grf\":\"";

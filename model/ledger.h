@@ -62,6 +62,7 @@ struct DebugSnapshot {
     uint32_t reason = 0;        // the stop's reason (debug unit encoding); 0 for a resume
     uint64_t slot_va = 0, kernel_va = 0, cycle = 0;
     uint32_t ip = 0;            // cr0.2 for a stop; the ip it resumes at for a resume
+    uint64_t ib = 0;            // the instruction base ip counts from (docs/isa.md section 3.5)
     uint32_t grf[128][8] = {};
     uint32_t a0[8] = {}, f[2] = {}, sr0[4] = {}, cr0[4] = {}, ce = 0, tdr[8] = {}, acc[2][8] = {};
     uint32_t dbg0[2] = {}, tm0[2] = {};

@@ -344,6 +344,7 @@ StepResult control_flow(ThreadState &t, const ze_inst_t &in)
             t.raise(ZE_EXC_STACK);
             return StepResult::Stopped;
         }
+        t.ret_ib[t.nret] = t.ib;
         t.ret[t.nret++] = t.ip + ZE_INST_BYTES;
         jump(t, in);
         return StepResult::Jumped;
@@ -353,6 +354,7 @@ StepResult control_flow(ThreadState &t, const ze_inst_t &in)
             return StepResult::Stopped;
         }
         t.ip = t.ret[--t.nret];
+        t.ib = t.ret_ib[t.nret];
         return StepResult::Jumped;
     default:
         break;
@@ -377,6 +379,11 @@ void grf_range(const ze_operand_t &o, unsigned regs, uint8_t &lo, uint8_t &n)
 }  // namespace
 
 void ThreadState::reset() { std::memset(this, 0, sizeof(*this)); }
+
+uint64_t calla_target(ThreadState &t, const ze_inst_t &in)
+{
+    return uint64_t(src_value(t, in, in.src[1], 0)) << 32 | src_value(t, in, in.src[0], 0);
+}
 
 void ThreadState::raise(unsigned bit, uint32_t address)
 {
@@ -468,6 +475,31 @@ StepResult execute(ThreadState &t, const DecodedInst &d)
             return StepResult::Stopped;
         }
         return StepResult::SipRet;
+    case ZE_OP_CALLA: {
+        // docs/isa.md section 3.5: push {ib, ip + 16}, continue at the 64-bit target.
+        if (t.in_sip) {
+            t.raise(ZE_EXC_ILLEGAL);
+            return StepResult::Stopped;
+        }
+        if (!(pred_bits(t, in) & 1u)) {
+            next(t);
+            return StepResult::Next;
+        }
+        const uint64_t target = calla_target(t, in);
+        if (target % ZE_INST_BYTES) {
+            t.raise(ZE_EXC_MISALIGNED, uint32_t(target));
+            return StepResult::Stopped;
+        }
+        if (t.nret == kRetDepth) {
+            t.raise(ZE_EXC_STACK);
+            return StepResult::Stopped;
+        }
+        t.ret_ib[t.nret] = t.ib;
+        t.ret[t.nret++] = t.ip + ZE_INST_BYTES;
+        t.ib = target;
+        t.ip = 0;
+        return StepResult::Jumped;
+    }
     case ZE_OP_MOV:
         if ((in.dst.kind == ZE_OPND_ARF && !ze_arf_info(in.dst.reg)->writable)) {
             t.raise(ZE_EXC_ILLEGAL);

@@ -41,10 +41,12 @@ struct ThreadState {
     uint32_t tdr[8];
     uint32_t dbg0[2];
     uint32_t ce;
-    uint32_t ip;
+    uint32_t ip;            // offset from ib (docs/isa.md section 1)
+    uint64_t ib;            // instruction base: the kernel's entry, or a calla target (section 3.5)
     CfEntry cf[kCfDepth];
     int ncf;
     uint32_t ret[kRetDepth];
+    uint64_t ret_ib[kRetDepth];  // the instruction base each return goes back to
     int nret;
     ThreadStatus status;
     uint64_t instructions;  // executed, for statistics
@@ -91,6 +93,9 @@ StepResult execute(ThreadState &t, const DecodedInst &d);
 
 // Channel-enable mask of an instruction (docs/isa.md §3.1).
 uint32_t enabled_lanes(const ThreadState &t, const ze_inst_t &in);
+
+// The 64-bit target of a `calla` (docs/isa.md section 3.5): src1 << 32 | src0, lane 0.
+uint64_t calla_target(ThreadState &t, const ze_inst_t &in);
 
 // GRF read/write helpers used by sends.
 inline uint32_t lane_dword(const ThreadState &t, unsigned reg, unsigned lane)

@@ -37,6 +37,7 @@ enum {
 	ZEX_DEBUG_REGSET_TYPE_TDR = 7,
 	ZEX_DEBUG_REGSET_TYPE_ACC = 8,
 	ZEX_DEBUG_REGSET_TYPE_SP = 10,
+	ZEX_DEBUG_REGSET_TYPE_SBA = 11, /* the instruction base ip counts from (docs/isa.md 3.5) */
 	ZEX_DEBUG_REGSET_TYPE_DBG = 12,
 };
 

@@ -303,6 +303,7 @@ static int handle_eu_fault(zk_kmd_t *k)
 	const uint32_t bits = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_EXCEPTION);
 	const uint64_t addr = zk_read_counter(k, ZS_REG_FAULT_ADDR_LO);
 	const uint64_t kernel = zk_read_counter(k, ZS_REG_FAULT_KERNEL_LO);
+	const uint64_t ib = zk_read_counter(k, ZS_REG_FAULT_IB_LO);
 	const uint32_t ip = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_IP), thread = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_THREAD);
 	const uint32_t ctx = zs_hw_mmio_read(k->hw, ZS_REG_FAULT_CTX), reason = ZS_FIELD_GET(st, FAULT_STATUS, REASON);
 	zs_hw_mmio_write(k->hw, ZS_REG_FAULT_STATUS, st);
@@ -319,13 +320,20 @@ static int handle_eu_fault(zk_kmd_t *k)
 			 ZS_FIELD_GET(st, FAULT_STATUS, WRITE) ? "write" : "read");
 	const zk_job_t *j = k->running && k->running->q->ctx_id == ctx ? k->running : NULL;
 	const int fail = j && k->fault_mode == ZK_FAULT_FAIL;
+	/* The thread may have been in code it reached by calla (docs/isa.md 3.5). */
+	char where[96];
+	if (ib == kernel || ib == 0) /* 0: hardware without the register */
+		snprintf(where, sizeof(where), "kernel at 0x%llx + 0x%x", (unsigned long long)kernel, ip);
+	else
+		snprintf(where, sizeof(where), "kernel at 0x%llx, in code at 0x%llx + 0x%x", (unsigned long long)kernel,
+			 (unsigned long long)ib, ip);
 	char who[96] = "no running job";
 	if (j)
 		snprintf(who, sizeof(who), "pid %d, exec queue %u", j->file->pid, queue_handle(j));
 	fprintf(stderr,
-		"zesim-gpu: GPU fault: %s%s at address 0x%llx, kernel at 0x%llx + 0x%x, EU %u thread %u, context %u "
+		"zesim-gpu: GPU fault: %s%s at address 0x%llx, %s, EU %u thread %u, context %u "
 		"(%s), engine compute0%s: %s\n",
-		what, detail, (unsigned long long)addr, (unsigned long long)kernel, ip, ZS_FIELD_GET(thread, FAULT_THREAD, EU),
+		what, detail, (unsigned long long)addr, where, ZS_FIELD_GET(thread, FAULT_THREAD, EU),
 		ZS_FIELD_GET(thread, FAULT_THREAD, SLOT), ctx, who, ZS_FIELD_GET(st, FAULT_STATUS, MORE) ? ", more faults followed" : "",
 		fail ? "job failed, queue banned, engine reset (fault_mode fail)"
 		     : "the job goes on without the thread (fault_mode continue)");

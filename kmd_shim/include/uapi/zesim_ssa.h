@@ -90,8 +90,12 @@ struct zesim_ssa_sip_command {
 #define ZESIM_SSA_TM_OFFSET 4296u     /* tm0: 2 dwords (read only) */
 #define ZESIM_SSA_SR_IDENT_OFFSET 4304u /* struct zesim_ssa_sr_ident */
 #define ZESIM_SSA_CMD_OFFSET 4320u    /* struct zesim_ssa_sip_command */
-#define ZESIM_SSA_HW_OFFSET 4448u     /* hardware-private: control-flow and return stacks (docs/debug.md 2.3) */
-#define ZESIM_SSA_HW_BYTES 512u
+#define ZESIM_SSA_HW_OFFSET 4448u     /* hardware-private: control-flow and return stacks (docs/debug.md 2.3): */
+#define ZESIM_SSA_HW_RET_IP_OFFSET (ZESIM_SSA_HW_OFFSET + 384u) /*  32 cf entries of 12 bytes, then 16 return ips */
+#define ZESIM_SSA_HW_RET_IB_OFFSET (ZESIM_SSA_HW_OFFSET + 448u) /*  then their 16 instruction bases (8 bytes each) */
+#define ZESIM_SSA_HW_BYTES 576u
+#define ZESIM_SSA_SBA_OFFSET 5024u    /* "sba" set: the instruction base ip counts from (a qword, read only;
+					 docs/isa.md 3.5); the absolute instruction address is sba + cr0.2 */
 #define ZESIM_SSA_SLOT_SIZE 5120u     /* state_save_size */
 
 #ifdef __cplusplus
