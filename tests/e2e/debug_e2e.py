@@ -131,7 +131,7 @@ def ledger_stops(d):
         regs = {1: j['grf'], 2: le(j['a0']), 3: le(j['f']), 4: le(j['ce']), 5: le(j['sr0']), 6: le(j['cr0']),
                 7: le(j['tdr']), 8: le(j['acc0'] + j['acc1']), 10: le([j['cf_depth'], j['ret_depth'], j.get('fault_va', 0) & 0xffffffff,
                                                        j.get('fault_va', 0) >> 32]),
-                12: le(j['dbg0'])}
+                11: le([j['ib'] & 0xffffffff, j['ib'] >> 32]), 12: le(j['dbg0'])}
         out.append({'thread': (j['slice'], j['subslice'], j['eu_in_subslice'], j['slot']), 'regs': regs,
                     'seq': j['seq']})
     return out

@@ -138,7 +138,7 @@ static uint64_t on_module(const zet_debug_event_t *ev, const char *section, uint
 	return at;
 }
 
-static const uint32_t regset_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12};
+static const uint32_t regset_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12};
 
 /* Every register set of a stopped thread (and the bytes at mem) into the dump. */
 static void dump_thread(ze_device_thread_t t, uint64_t mem, uint32_t mem_size)
@@ -217,11 +217,12 @@ static int mode_errors(uint32_t pid)
 	/* Register sets: the numbering, sizes and access of zesim_ssa.h. */
 	uint32_t n = 0;
 	CHECK(zetDebugGetRegisterSetProperties(device, &n, NULL));
-	EXPECT(n == 10, "%u register sets, expected 10", n);
-	zet_debug_regset_properties_t props[10];
+	EXPECT(n == 11, "%u register sets, expected 11", n);
+	zet_debug_regset_properties_t props[11];
 	CHECK(zetDebugGetRegisterSetProperties(device, &n, props));
-	static const uint32_t count[] = {128, 1, 2, 1, 1, 1, 1, 2, 1, 1}, bits[] = {256, 256, 32, 32, 128, 128, 256, 256, 128, 64};
-	static const int writable[] = {1, 1, 1, 0, 0, 1, 1, 1, 0, 1};
+	static const uint32_t count[] = {128, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1},
+			      bits[] = {256, 256, 32, 32, 128, 128, 256, 256, 128, 64, 64};
+	static const int writable[] = {1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1};
 	for (uint32_t i = 0; i < n; i++) {
 		EXPECT(props[i].type == regset_types[i] && props[i].count == count[i] && props[i].bitSize == bits[i] &&
 			       props[i].byteSize == bits[i] / 8 &&
@@ -236,6 +237,7 @@ static int mode_errors(uint32_t pid)
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugReadRegisters(session, t0, 9, 0, 1, buf)); /* no MME */
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugReadRegisters(session, t0, 1, 127, 2, buf));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugWriteRegisters(session, t0, 4, 0, 1, buf)); /* CE: RO */
+	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugWriteRegisters(session, t0, 11, 0, 1, buf)); /* SBA: RO */
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugReadRegisters(session, far, 1, 0, 1, buf));
 	CHECK_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zetDebugReadRegisters(session, ALL, 1, 0, 1, buf));
 	CHECK_RESULT(ZE_RESULT_ERROR_NOT_AVAILABLE, zetDebugResume(session, ALL)); /* nothing stopped */
