@@ -19,7 +19,7 @@ static int ends_block(const ze_inst_t *in)
 {
 	switch (in->opcode) {
 	case ZE_OP_JMPI: case ZE_OP_IF: case ZE_OP_ELSE: case ZE_OP_WHILE: case ZE_OP_BREAK:
-	case ZE_OP_CONT: case ZE_OP_CALL: case ZE_OP_RET: case ZE_OP_HALT:
+	case ZE_OP_CONT: case ZE_OP_CALL: case ZE_OP_CALLA: case ZE_OP_RET: case ZE_OP_HALT:
 		return 1;
 	case ZE_OP_SEND:
 		return ze_send_msg(in->dw3) == ZE_MSG_EOT;
