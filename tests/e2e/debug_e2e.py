@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'stimulus'))
 import zedaemon  # noqa: E402
 
 CASES = ['disabled', 'errors', 'bp', 'bp-notifier', 'unavailable', 'interrupt', 'fault', 'slm', 'kill-target',
-         'kill-tool']
+         'kill-tool', 'bp-callee']
 
 
 def fail(msg, daemon=None):
@@ -190,7 +190,7 @@ def run_case(opts, case, tmp):
                 fail('disabled: tool exited %r:\n%s' % (rc, tool.out()), d)
             return 'without ZET_ENABLE_PROGRAM_DEBUGGING: no ATTACH flag, attach UNSUPPORTED_FEATURE'
         mode = {'bp': 'bp', 'bp-notifier': 'bp', 'errors': 'bp', 'unavailable': 'bp', 'kill-target': 'bp',
-                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault', 'slm': 'slm'}[case]
+                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault', 'slm': 'slm', 'bp-callee': 'calla'}[case]
         target = Proc([opts.target, opts.elf, mode] +
                       ([str(opts.spin_groups), str(opts.spin_count)] if mode == 'spin' else []),
                       env_for(opts, d), stdin=True)
@@ -200,7 +200,7 @@ def run_case(opts, case, tmp):
         pid = m.group(1)
         dump = os.path.join(tmp, 'dump.jsonl')
         args = {'bp': ['--modify', '--dump', dump], 'bp-notifier': ['--notifier'], 'interrupt': ['--dump', dump],
-                'fault': ['--dump', dump]}.get(case, [])
+                'fault': ['--dump', dump], 'bp-callee': ['--dump', dump]}.get(case, [])
         tool_mode = {'bp-notifier': 'bp'}.get(case, case)
         tool = Proc([opts.tool, tool_mode, pid] + args, env_for(opts, d))
         if not tool.wait_line(r'^attached$'):
@@ -262,6 +262,16 @@ def run_case(opts, case, tmp):
                 fail('fault: page fault at %r, the target loads from %s' % (pf and pf.group(1), bad), d)
             if got != {i: i for i in range(8)}:
                 fail('fault: results %r' % got, d)
+        if case == 'bp-callee':
+            # A breakpoint in a function of another module reached by calla: both threads
+            # stop 16 bytes into it with the instruction base (SBA) = the function's
+            # address, which the target got from zeModuleGetFunctionPointer.
+            fn = int(re.search(r'^fn (0x[0-9a-f]+)$', target.out(), re.M).group(1), 16)
+            stops = re.findall(r'^stop (\S+) ip (\d+) sba (0x[0-9a-f]+) gid (\d+)$', out, re.M)
+            if len(stops) != 2 or any(ip != '16' or int(sba, 16) != fn for _, ip, sba, _ in stops):
+                fail('bp-callee: stops %r, expected two at 0x%x + 16' % (stops, fn), d)
+            if got != {i: i * 2 + 5 for i in range(16)}:
+                fail('bp-callee: results %r, expected 2 * gid + 5' % got, d)
         if case == 'slm':
             mem = bytearray(b''.join((i * 7 + 3).to_bytes(4, 'little') for i in range(8)))
             a, n, v = re.search(r'^slm-write (\d+) (\d+) ([0-9a-f]+)$', out, re.M).groups()

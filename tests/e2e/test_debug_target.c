@@ -8,6 +8,8 @@
  *   spin   spin over ARG groups of 8 (default 8) counting to ARG2 (default 400000): "out I V"
  *   fault  fault over 8 items loading from an unmapped address: "bad 0x..", "out I V"
  *   slm    slmk over 8 items (one thread, its SLM): "out I V"
+ *   calla  a second module from the same file; dbgcall over 16 items calls its dbg_twice
+ *          through the address zeModuleGetFunctionPointer gives ("fn 0x.."): "out I V"
  * and "target done".  The harness checks the values against its own reference. */
 #include <unistd.h>
 
@@ -15,7 +17,7 @@
 
 int main(int argc, char **argv)
 {
-	EXPECT(argc >= 3, "usage: test_debug_target debug.elf bp|spin|fault [groups [count]]");
+	EXPECT(argc >= 3, "usage: test_debug_target debug.elf bp|spin|fault|slm|calla [groups [count]]");
 	const char *mode = argv[2];
 	e2e_t e;
 	e2e_init(&e);
@@ -27,6 +29,7 @@ int main(int argc, char **argv)
 	ze_module_handle_t m = e2e_module(&e, argv[1]);
 	uint32_t n = 16, groups = 2;
 	ze_kernel_handle_t k;
+	ze_module_handle_t b = NULL; /* calla: the callee's module */
 	uint32_t *out;
 	if (strcmp(mode, "bp") == 0) {
 		k = e2e_kernel(m, "dbgk");
@@ -44,6 +47,17 @@ int main(int argc, char **argv)
 		memset(out, 0, n * 4);
 		const uint32_t count = argc > 4 ? (uint32_t)atoi(argv[4]) : 400000;
 		e2e_arg_t args[] = {{sizeof(out), &out}, {sizeof(count), &count}};
+		e2e_set_args(k, 2, args);
+	} else if (strcmp(mode, "calla") == 0) {
+		b = e2e_module(&e, argv[1]);
+		void *fn;
+		CHECK(zeModuleGetFunctionPointer(b, "dbg_twice", &fn));
+		printf("fn %p\n", fn);
+		fflush(stdout);
+		k = e2e_kernel(m, "dbgcall");
+		out = e2e_alloc_shared(&e, n * 4);
+		memset(out, 0, n * 4);
+		e2e_arg_t args[] = {{sizeof(out), &out}, {sizeof(fn), &fn}};
 		e2e_set_args(k, 2, args);
 	} else if (strcmp(mode, "slm") == 0) {
 		k = e2e_kernel(m, "slmk");
@@ -74,6 +88,8 @@ int main(int argc, char **argv)
 		printf("out %u %u\n", i, out[i]);
 	CHECK(zeKernelDestroy(k));
 	CHECK(zeModuleDestroy(m));
+	if (b)
+		CHECK(zeModuleDestroy(b));
 	printf("target done\n");
 	fflush(stdout);
 	e2e_fini(&e);

@@ -3,7 +3,7 @@
  *
  *     test_debug_tool MODE PID [--dump FILE] [--modify]
  *
- * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | unavailable | fault | slm.  It prints
+ * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | unavailable | fault | slm | bp-callee.  It prints
  * "attached" once attached (the harness then lets the target run), one line per event
  * and what it checked; it exits 0 when everything held, else 1 with the reason.  With
  * --dump, every stopped thread's register sets and the memory it read are written to
@@ -106,6 +106,27 @@ static uint64_t section_addr(const zet_debug_event_t *ev, const char *name)
 		if (strcmp(strtab + sh[i].sh_name, name) == 0)
 			return sh[i].sh_addr;
 	EXPECT(0, "no section %s in the module", name);
+	return 0;
+}
+
+/* The symbol `name`'s st_value in the module's ELF (sh_addr + offset for a function). */
+static uint64_t symbol_value(const zet_debug_event_t *ev, const char *name)
+{
+	const uint8_t *b = (const uint8_t *)(uintptr_t)ev->info.module.moduleBegin;
+	const uint64_t size = ev->info.module.moduleEnd - ev->info.module.moduleBegin;
+	const Elf64_Ehdr *eh = (const void *)b;
+	const Elf64_Shdr *sh = (const void *)(b + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		EXPECT(sh[i].sh_offset + sh[i].sh_size <= size, "bad .symtab");
+		const Elf64_Sym *sym = (const void *)(b + sh[i].sh_offset);
+		const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
+		for (uint64_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++)
+			if (strcmp(str + sym[k].st_name, name) == 0)
+				return sym[k].st_value;
+	}
+	EXPECT(0, "no symbol %s in the module", name);
 	return 0;
 }
 
@@ -339,6 +360,43 @@ static int mode_bp(uint32_t pid, const char *mode, bool modify)
 	return 0;
 }
 
+/* bp-callee: the target's kernel dbgcall (first module) calls dbg_twice of a second
+ * module through calla; the breakpoint is in the callee, 16 bytes in.  A stopped thread's
+ * cr0.2 counts from its instruction base, the SBA register set: the callee's address. */
+#define CALLEE_BP 16u
+static int mode_bp_callee(uint32_t pid)
+{
+	attach(pid);
+	zet_debug_event_t ev;
+	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_MODULE_LOAD);
+	on_module(&ev, ".text.dbgcall", 0, false);
+	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_MODULE_LOAD);
+	const uint64_t callee = ev.info.module.load + symbol_value(&ev, "dbg_twice");
+	on_module(&ev, ".text.dbgcall", (uint32_t)(symbol_value(&ev, "dbg_twice") - section_addr(&ev, ".text.dbgcall")) +
+				      CALLEE_BP, true);
+	printf("callee 0x%llx\n", (unsigned long long)callee);
+	for (uint32_t stops = 0; stops < 2; stops++) {
+		wait_event(&ev, ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED);
+		const ze_device_thread_t t = ev.info.thread.thread;
+		uint32_t cr[4], grf[128 * 8];
+		uint64_t sba;
+		CHECK(zetDebugReadRegisters(session, t, ZEX_DEBUG_REGSET_TYPE_CR, 0, 1, cr));
+		CHECK(zetDebugReadRegisters(session, t, ZEX_DEBUG_REGSET_TYPE_GRF, 0, 128, grf));
+		CHECK(zetDebugReadRegisters(session, t, ZEX_DEBUG_REGSET_TYPE_SBA, 0, 1, &sba));
+		EXPECT(cr[1] & 1, "cr0.1 = 0x%x: no breakpoint exception", cr[1]);
+		EXPECT(cr[2] == CALLEE_BP && sba == callee, "stopped at 0x%llx + %u, the breakpoint is at 0x%llx + %u",
+		       (unsigned long long)sba, cr[2], (unsigned long long)callee, CALLEE_BP);
+		printf("stop %u.%u.%u.%u ip %u sba 0x%llx gid %u\n", t.slice, t.subslice, t.eu, t.thread, cr[2],
+		       (unsigned long long)sba, grf[11 * 8]);
+		dump_thread(t, 0, 0);
+		fflush(stdout);
+		CHECK(zetDebugResume(session, t));
+	}
+	until_detached();
+	printf("bp-callee ok\n");
+	return 0;
+}
+
 static int mode_interrupt(uint32_t pid)
 {
 	attach(pid);
@@ -533,6 +591,8 @@ int main(int argc, char **argv)
 		rc = mode_fault(pid);
 	else if (strcmp(mode, "slm") == 0)
 		rc = mode_slm(pid);
+	else if (strcmp(mode, "bp-callee") == 0)
+		rc = mode_bp_callee(pid);
 	else
 		rc = mode_bp(pid, mode, modify);
 	if (session)
