@@ -412,6 +412,11 @@ MUTANTS = [
          repl="#define BP_BIT (1u << 9)",
          tests="-R 'e2e_dbg_tmux$'", why="the breakpoint sets the wrong bit of dword 0 (the GPU's copy of the"
                                           " instruction differs from the file's | bit 8)"),
+    dict(id="dbg-no-sba", file="tools/dbg/main.c",
+         find="	if (reg_dword(t, ZD_REGSET_SBA, 0, 0, &sba[0]) == ZE_RESULT_SUCCESS &&",
+         repl="	if (0 && reg_dword(t, ZD_REGSET_SBA, 0, 0, &sba[0]) == ZE_RESULT_SUCCESS &&",
+         tests="-R 'e2e_dbg_tmux$'",
+         why="zesim-dbg places a stop by cr0.2 alone, not sba + cr0.2: ambiguous kernels, callees not found"),
     # ---- ISA tables ------------------------------------------------------------------
     dict(id="grf-footprint-no-vsize", file="tools/isa/ze_isa.c",
          find="		elems_dst = ze_send_vsize(inst->dw3);",

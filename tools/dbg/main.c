@@ -258,13 +258,15 @@ static uint64_t kernel_extent(const zd_elf_t *e, const zd_sym_t *k)
 	return end - k->addr;
 }
 
-/* The thread's IP as places in modules.  cr0.2 holds the IP the thread resumes at,
- * which docs/isa.md §1 defines as the offset in the kernel's text section: the
- * debug API says nothing of which kernel a thread runs.  So: an IP inside a module's
- * code as a GPU address maps there; a breakpoint stop at a kernel offset where one of
- * our breakpoints is inserted is that kernel; else every kernel long enough to hold
- * the IP is a candidate (one: that kernel).  Writes up to max (module, ELF address)
- * pairs, returns how many. */
+/* The thread's IP as places in modules.  cr0.2 holds the IP the thread resumes at, an
+ * offset from the thread's instruction base (docs/isa.md §1, §3.5: the kernel's entry,
+ * or the target of a calla into another module's code), which the SBA register set
+ * holds: sba + ip is the absolute address, in exactly one module's code.  A driver
+ * without the SBA set leaves the old guess: an IP inside a module's code as a GPU
+ * address maps there; a breakpoint stop at a kernel offset where one of our
+ * breakpoints is inserted is that kernel; else every kernel long enough to hold the IP
+ * is a candidate (one: that kernel).  Writes up to max (module, ELF address) pairs,
+ * returns how many. */
 static int place_of_ip(uint32_t ip, int bp_stop, int *mods, uint64_t *addrs, int max)
 {
 	uint64_t a;
@@ -336,7 +338,19 @@ static void thread_where(ze_device_thread_t t, char *buf, size_t n, uint32_t *st
 	}
 	int mods[4];
 	uint64_t addrs[4];
-	int k = place_of_ip(ip, (status & 1u) != 0, mods, addrs, 4);
+	uint32_t sba[2];
+	int k;
+	if (reg_dword(t, ZD_REGSET_SBA, 0, 0, &sba[0]) == ZE_RESULT_SUCCESS &&
+	    reg_dword(t, ZD_REGSET_SBA, 0, 1, &sba[1]) == ZE_RESULT_SUCCESS) {
+		const uint64_t gpu = ((uint64_t)sba[1] << 32 | sba[0]) + ip;
+		k = (mods[0] = module_of(gpu, &addrs[0])) >= 0;
+		if (!k) {
+			snprintf(buf, n, "ip 0x%x at 0x%llx (in no loaded module)", ip, (unsigned long long)gpu);
+			return;
+		}
+	} else {
+		k = place_of_ip(ip, (status & 1u) != 0, mods, addrs, 4);
+	}
 	size_t len = (size_t)snprintf(buf, n, "ip 0x%x%s", ip, k > 1 ? " (one of: " : k ? " " : "");
 	for (int i = 0; i < k && len < n; i++) {
 		char where[400];
