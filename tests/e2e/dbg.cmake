@@ -19,7 +19,12 @@ add_custom_command(OUTPUT ${DBG_ELF}
   COMMAND zesim-as -g -o ${DBG_ELF} ${CMAKE_CURRENT_SOURCE_DIR}/dbg.zeasm
   DEPENDS zesim-as ${CMAKE_CURRENT_SOURCE_DIR}/dbg.zeasm
   COMMENT "Assembling the zesim-dbg test kernel with -g")
-add_custom_target(e2e_dbg_kernel DEPENDS ${DBG_ELF})
+set(DBG_CALL_ELF ${CMAKE_CURRENT_BINARY_DIR}/dbg_call.elf)
+add_custom_command(OUTPUT ${DBG_CALL_ELF}
+  COMMAND zesim-as -g -o ${DBG_CALL_ELF} ${CMAKE_CURRENT_SOURCE_DIR}/dbg_call.zeasm
+  DEPENDS zesim-as ${CMAKE_CURRENT_SOURCE_DIR}/dbg_call.zeasm
+  COMMENT "Assembling the zesim-dbg calla test kernel with -g")
+add_custom_target(e2e_dbg_kernel DEPENDS ${DBG_ELF} ${DBG_CALL_ELF})
 add_executable(e2e_dbg_target dbg_target.c)
 target_include_directories(e2e_dbg_target PRIVATE ${E2E_LEVEL_ZERO_INCLUDE})
 target_compile_definitions(e2e_dbg_target PRIVATE _GNU_SOURCE)
@@ -30,5 +35,6 @@ add_test(NAME e2e_dbg_tmux
     --preload $<TARGET_FILE:zesim_preload> --driver $<TARGET_FILE:ze_zesim> --dbg $<TARGET_FILE:zesim-dbg>
     --target $<TARGET_FILE:e2e_dbg_target> --module ${DBG_ELF} --source ${CMAKE_CURRENT_SOURCE_DIR}/dbg.zeasm
     --saxpy-spv ${SPV_KERNEL_DIR}/saxpy_g.spv --saxpy-source ${SPV_KERNEL_SRC}/saxpy.cl
+    --call-module ${DBG_CALL_ELF} --call-source ${CMAKE_CURRENT_SOURCE_DIR}/dbg_call.zeasm
     --work ${CMAKE_CURRENT_BINARY_DIR}/dbg_tmux)
 set_tests_properties(e2e_dbg_tmux PROPERTIES LABELS "e2e;dbg" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -5,9 +5,11 @@
  * "spin G N", kernel spin on G groups of 8 counting to N, and prints "spin: ok" when
  * out[gid] = N + gid for every gid (else the first wrong one); or, with "saxpy",
  * MODULE is tests/kernels/saxpy.cl in SPIR-V, built with -g: y = 2 x + y on 16 work
- * items, "saxpy: ok" when y equals the host's fmaf.
+ * items, "saxpy: ok" when y equals the host's fmaf; or, with "calla", MODULE is
+ * tests/e2e/dbg_call.zeasm, loaded twice: callk of the first calls `twice` of the second
+ * through its zeModuleGetFunctionPointer address, "calla: ok" when out is right.
  *
- *     dbg_target MODULE PIDFILE GOFILE [spin G N | saxpy] */
+ *     dbg_target MODULE PIDFILE GOFILE [spin G N | saxpy | calla] */
 #include <math.h>
 #include <unistd.h>
 
@@ -64,12 +66,49 @@ static int saxpy(char **argv)
 	return bad == n ? 0 : 1;
 }
 
+/* calla: the module twice; callk of the first calls `twice` of the second
+ * (dbg_call.zeasm): out[lid] = 2 * (lid + 0x100) + 5. */
+static int calla(char **argv)
+{
+	e2e_t e;
+	e2e_init(&e);
+	ze_module_handle_t a = e2e_module(&e, argv[1]), b = e2e_module(&e, argv[1]);
+	void *fn;
+	CHECK(zeModuleGetFunctionPointer(b, "twice", &fn));
+	ze_kernel_handle_t k = e2e_kernel(a, "callk");
+	uint32_t *out = e2e_alloc_shared(&e, 8 * sizeof(uint32_t));
+	memset(out, 0, 8 * sizeof(uint32_t));
+	CHECK(zeKernelSetGroupSize(k, 8, 1, 1));
+	e2e_arg_t args[] = {{sizeof(out), &out}, {sizeof(fn), &fn}};
+	e2e_set_args(k, 2, args);
+	printf("dbg_target: twice at %p\n", fn);
+	ready(argv);
+	ze_group_count_t one = {1, 1, 1};
+	CHECK(zeCommandListAppendLaunchKernel(e.list, k, &one, NULL, 0, NULL));
+	e2e_run(&e);
+	uint32_t bad = 0;
+	while (bad < 8 && out[bad] == 2 * (bad + 0x100) + 5)
+		bad++;
+	if (bad == 8)
+		printf("dbg_target: calla: ok\n");
+	else
+		printf("dbg_target: calla: out[%u] = %u, expected %u\n", bad, out[bad], 2 * (bad + 0x100) + 5);
+	CHECK(zeMemFree(e.ctx, out));
+	CHECK(zeKernelDestroy(k));
+	CHECK(zeModuleDestroy(a));
+	CHECK(zeModuleDestroy(b));
+	e2e_fini(&e);
+	return bad == 8 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const int spin = argc == 7 && strcmp(argv[4], "spin") == 0;
 	if (argc == 5 && strcmp(argv[4], "saxpy") == 0)
 		return saxpy(argv);
-	EXPECT(argc == 4 || spin, "usage: dbg_target MODULE PIDFILE GOFILE [spin GROUPS COUNT | saxpy]");
+	if (argc == 5 && strcmp(argv[4], "calla") == 0)
+		return calla(argv);
+	EXPECT(argc == 4 || spin, "usage: dbg_target MODULE PIDFILE GOFILE [spin GROUPS COUNT | saxpy | calla]");
 	const uint32_t groups_n = spin ? (uint32_t)atoi(argv[5]) : 1, count = spin ? (uint32_t)atoi(argv[6]) : 0;
 	EXPECT(groups_n >= 1 && groups_n <= 64, "1 to 64 groups");
 	e2e_t e;

@@ -346,13 +346,50 @@ def opencl(a, tm, work, tenv):
     tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
     print('ok   break %s:%d in OpenCL C (%s): the stop at that line, continue, y = fmaf(a, x, y)'
           % (name, line, m.group(1)))
+    return calla(a, tm, work, tenv)
+
+
+def calla(a, tm, work, tenv):
+    """A breakpoint in a function of another module reached by calla (dbg_call.zeasm,
+    loaded twice; callk of the first calls `twice` of the second): the stop is shown at
+    twice+0x10 and its line, from sba + cr0.2 (cr0.2 alone is 0x10, which callk's code
+    also holds, in both modules); `info registers sba` is the function's address the
+    target printed; continue; out = 2 * (lid + 0x100) + 5."""
+    src = Path(a.call_source).read_text().splitlines()
+    line = next(i + 2 for i, ln in enumerate(src) if ln.startswith('// BREAK'))
+    gofile = under_dbg(a, tm, work, tenv, 'zdbg5', 'calla', module=a.call_module)
+    tm.wait('dbg', r'\[module 1 loaded at 0x[0-9a-f]+: 1 kernel \(callk\), with source lines\]')
+    m, _ = tm.wait('dbg', r'dbg_target: twice at (0x[0-9a-f]+)')
+    fn = int(m.group(1), 16)
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'break twice+0x10')
+    tm.wait('dbg', r'twice\+0x10 at dbg_call\.zeasm:%d' % line, after=mark)
+    gofile.write_text('go\n')
+    _, text = tm.wait('dbg', r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: (.*)\]', after=mark)
+    want = r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: breakpoint, ip 0x10 twice\+0x10 at dbg_call\.zeasm:%d\]' % line
+    if not re.search(want, text[mark:]):
+        raise Fail('calla: the stop is not shown at twice+0x10, line %d:\n%s' % (line, text[mark:]))
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'info registers sba')
+    m, text = tm.wait('dbg', r'^sba0 +0x([0-9a-f]{8}) 0x([0-9a-f]{8})$', after=mark)
+    if int(m.group(2), 16) << 32 | int(m.group(1), 16) != fn:
+        raise Fail('calla: info registers sba does not show 0x%x (the second module\'s twice):\n%s'
+                   % (fn, text[mark:]))
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'continue')
+    tm.wait('dbg', r'dbg_target: calla: ok', after=mark)
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
+    tm.type('dbg', 'quit')
+    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+    print('ok   break twice+0x10 in a callee of another module (calla): the stop there (sba 0x%x), continue,'
+          ' the right result' % fn)
     return 0
 
 
 def main():
     ap = argparse.ArgumentParser()
     for opt in ('gpu', 'preload', 'driver', 'dbg', 'target', 'module', 'source', 'saxpy_spv', 'saxpy_source',
-                'work'):
+                'call_module', 'call_source', 'work'):
         ap.add_argument('--' + opt.replace('_', '-'), dest=opt, required=True)
     a = ap.parse_args()
     if not shutil.which('tmux'):
