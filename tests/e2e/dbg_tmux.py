@@ -321,6 +321,16 @@ def interrupted(a, tm, work, tenv, groups=4, count=300000):
     return opencl(a, tm, work, tenv)
 
 
+def continue_to_exit(tm, ok):
+    """continue; the target prints `ok` and exits 0, zesim-dbg says so; quit."""
+    mark = len(tm.screen('dbg'))
+    tm.type('dbg', 'continue')
+    tm.wait('dbg', ok, after=mark)
+    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
+    tm.type('dbg', 'quit')
+    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+
+
 def opencl(a, tm, work, tenv):
     """break FILE.cl:LINE in an OpenCL C kernel (saxpy.cl, the line marked // LINE),
     through the line table the driver writes for a SPIR-V module built with -g: the
@@ -338,12 +348,7 @@ def opencl(a, tm, work, tenv):
     gofile.write_text('go\n')
     tm.wait('dbg', r'\[thread 0 \(\d+/\d+/\d+/\d+\) stopped: breakpoint, ip 0x[0-9a-f]+ %s at %s:%d\]'
             % (re.escape(m.group(1)), re.escape(name), line), after=mark)
-    mark = len(tm.screen('dbg'))
-    tm.type('dbg', 'continue')
-    tm.wait('dbg', r'dbg_target: saxpy: ok', after=mark)
-    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
-    tm.type('dbg', 'quit')
-    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+    continue_to_exit(tm, r'dbg_target: saxpy: ok')
     print('ok   break %s:%d in OpenCL C (%s): the stop at that line, continue, y = fmaf(a, x, y)'
           % (name, line, m.group(1)))
     return calla(a, tm, work, tenv)
@@ -375,12 +380,7 @@ def calla(a, tm, work, tenv):
     if int(m.group(2), 16) << 32 | int(m.group(1), 16) != fn:
         raise Fail('calla: info registers sba does not show 0x%x (the second module\'s twice):\n%s'
                    % (fn, text[mark:]))
-    mark = len(tm.screen('dbg'))
-    tm.type('dbg', 'continue')
-    tm.wait('dbg', r'dbg_target: calla: ok', after=mark)
-    tm.wait('dbg', r'\[program \d+ exited with code 0\]', after=mark)
-    tm.type('dbg', 'quit')
-    tm.wait('dbg', r'^DBG-EXIT 0$', after=mark)
+    continue_to_exit(tm, r'dbg_target: calla: ok')
     print('ok   break twice+0x10 in a callee of another module (calla): the stop there (sba 0x%x), continue,'
           ' the right result' % fn)
     return 0
