@@ -140,6 +140,9 @@ static const known_t straight[] = {
 	{"halt (1)", {0x0000003b, 0x00000000, 0x00000000, 0x00000000}},
 	/* sipret (the system routine only; docs/debug.md §2.3) */
 	{"sipret (1)", {0x0000003c, 0x00000000, 0x00000000, 0x00000000}},
+	/* calla lo hi (docs/isa.md §3.5): GRF scalars, an immediate high dword, predicated */
+	{"calla (1) r7.0:ud r7.1:ud", {0x0000003d, 0x003a0000, 0x0000043a, 0x00000000}},
+	{"(f0) calla (1) r9.2:ud 1:ud", {0x0000083d, 0x084a0000, 0x00000004, 0x00000001}},
 	/* send.load (d a b): v1..v4, predicated */
 	{"send.load (16) r20 r13 r7.0", {0x00000440, 0x006900a1, 0x003a0000, 0x00000000}},
 	{"send.load.v2 (8) r20 r4 r7.2", {0x00000240, 0x002100a1, 0x083a0000, 0x00001000}},
