@@ -24,7 +24,7 @@ static void expect_blocks(zm_module_t *m, const char *kernel, const zi_block_t *
 	zi_block_t *b = NULL;
 	uint32_t nb = 0;
 	char err[256];
-	if (zi_instrument_kernel(&m->kernels[ki], ki, 120, 121, 0x10000, &b, &nb, err, sizeof(err))) {
+	if (zi_instrument_kernel(&m->kernels[ki], ki, 120, 121, 0x10000, 0, &b, &nb, err, sizeof(err))) {
 		printf("%s: %s\n", kernel, err);
 		failures++;
 		return;

@@ -12,25 +12,33 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE [--save-modules DIR]] [--no-rewrite] -- PROGRAM [ARGS...]\n"
+	fprintf(f, "usage: zesim-icount [--out FILE] [--json FILE [--save-modules DIR]] [--no-rewrite] [--max-blocks N] -- PROGRAM [ARGS...]\n"
 		   "\n"
 		   "Runs PROGRAM (a Level Zero program, on the simulated GPU: start it under\n"
 		   "`zesim run`, or use `./zesim icount`) with libzesim_icount.so preloaded. Every\n"
 		   "module the program creates is built with -g and -zet-profile-flags 0x3 (free-register\n"
 		   "info; register reallocation keeps r126-r127 free in SPIR-V kernels), and each\n"
 		   "kernel is rewritten to count the executions of its basic blocks in two registers\n"
-		   "the kernel leaves free (zetKernelGetProfileInfo) and a counter buffer. At exit it\n"
+		   "the kernel leaves free (zetKernelGetProfileInfo; r126-r127 whenever free) and a\n"
+		   "counter buffer per kernel, which also counts the code a launch reaches through\n"
+		   "calla in other modules (\"called_blocks\" in the JSON). At exit it\n"
 		   "prints, per kernel, the instructions executed and their split per source line\n"
 		   "(the module's DWARF line table; SPIR-V compiled with clang -g).\n"
 		   "\n"
 		   "  --out FILE    append the report to FILE instead of stderr\n"
 		   "  --json FILE   also append one JSON line per process: {\"pid\", \"kernels\":\n"
 		   "                [{\"module\", \"name\", \"instructions\", \"blocks\": [[offset,\n"
-		   "                instructions, executions]...], \"lines\": [[file, line, count]...]}]}\n"
+		   "                instructions, executions]...], \"called_blocks\": [[module, kernel,\n"
+		   "                offset, instructions, executions]...], \"lines\": [[file, line,\n"
+		   "                count]...]}]}\n"
 		   "  --save-modules DIR  write each module's native binary (as the program built it)\n"
 		   "                into DIR, named in the JSON (\"module_file\")\n"
 		   "  --no-rewrite  only build the modules as for counting (the same code, no counters):\n"
 		   "                the run to compare with, e.g. the model's ledger\n"
+		   "  --max-blocks N  counters per kernel (default 65536: 256 KiB of shared memory\n"
+		   "                per kernel): the most basic blocks all the process's modules may\n"
+		   "                have together (code reached through calla counts into the\n"
+		   "                calling kernel's buffer at its own module's block numbers)\n"
 		   "  --help        this text\n"
 		   "\n"
 		   "example: ./zesim icount -- build/tests/e2e/zesim_l0_demo build/tests/kernels/vadd.spv\n");
@@ -38,7 +46,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *json = NULL, *save = NULL;
+	const char *out = NULL, *json = NULL, *save = NULL, *max_blocks = NULL;
 	int rewrite = 1;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -52,6 +60,15 @@ int main(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--save-modules") && i + 1 < argc) {
 			save = argv[++i];
+		} else if (!strcmp(argv[i], "--max-blocks") && i + 1 < argc) {
+			max_blocks = argv[++i];
+			char *end;
+			const unsigned long v = strtoul(max_blocks, &end, 10);
+			if (!*max_blocks || *end || !v || v > (1ul << 24)) {
+				fprintf(stderr, "zesim-icount: --max-blocks %s: expected a number from 1 to %lu\n",
+					max_blocks, 1ul << 24);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--no-rewrite")) {
 			rewrite = 0;
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
@@ -87,7 +104,8 @@ int main(int argc, char **argv)
 	sprintf(preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("ZET_ENABLE_PROGRAM_INSTRUMENTATION", "1", 1) ||
 	    (out && setenv("ZESIM_ICOUNT_OUT", out, 1)) || (json && setenv("ZESIM_ICOUNT_JSON", json, 1)) ||
-	    (save && setenv("ZESIM_ICOUNT_SAVE", save, 1)) || (!rewrite && setenv("ZESIM_ICOUNT_NO_REWRITE", "1", 1))) {
+	    (save && setenv("ZESIM_ICOUNT_SAVE", save, 1)) ||
+	    (max_blocks && setenv("ZESIM_ICOUNT_MAX_BLOCKS", max_blocks, 1)) || (!rewrite && setenv("ZESIM_ICOUNT_NO_REWRITE", "1", 1))) {
 		perror("zesim-icount: setenv");
 		return 1;
 	}

@@ -2,10 +2,12 @@
  * program (README.md).  Public Level Zero API only (plus the ZE-ISA and module
  * format libraries, whose formats docs/isa.md and docs/module-format.md
  * document): it interposes zeModuleCreate, builds the module as asked (adding
- * "-g -zet-profile-flags 0x2"), takes its native binary, asks
- * zetKernelGetProfileInfo which registers each kernel leaves free, rewrites
- * every kernel to count its basic blocks with atomic adds into a shared
- * buffer, and hands the program the rewritten module
+ * "-g -zet-profile-flags 0x3"), takes its native binary, asks
+ * zetKernelGetProfileInfo which registers each kernel leaves free (r126-r127
+ * in every kernel when they are), rewrites every kernel to count its basic
+ * blocks, numbered over the process, with atomic adds into the dispatched
+ * kernel's buffer (so code reached through calla counts for its caller), and
+ * hands the program the rewritten module
  * (zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)).  Counters are read when the
  * program destroys the module or its context, and at exit; the report (per
  * kernel, per source line from the module's DWARF line table) goes to
@@ -25,11 +27,25 @@
 
 #include "zi_rewrite.h"
 
-typedef struct icmod {
+typedef struct icmod icmod_t;
+
+/* Executions of a block of another kernel's code (a function reached through
+ * `calla`, or what it calls) on a kernel's behalf. */
+typedef struct hit {
+	icmod_t *mod;
+	uint32_t block; /* index into mod->blocks */
+	uint64_t n;
+} hit_t;
+
+struct icmod {
 	ze_module_handle_t app, orig;
 	ze_context_handle_t ctx;
-	uint32_t *counters; /* shared memory: one dword per block */
-	uint64_t *totals;   /* block executions read so far */
+	uint32_t *buffer; /* shared memory: per kernel, `capacity` counters indexed by global block; NULL once retired */
+	uint32_t capacity;
+	uint32_t base;      /* global index of blocks[0] (blocks are numbered over the process) */
+	uint64_t *totals;   /* executions of each of blocks[] on its own kernel's behalf, read so far */
+	hit_t **hits;       /* per kernel: other kernels' blocks run on its behalf */
+	uint32_t *nhits;
 	zi_block_t *blocks;
 	uint32_t nblocks;
 	zm_module_t m; /* the original module */
@@ -43,11 +59,25 @@ typedef struct icmod {
 	size_t bin_size;
 	int alias; /* the program holds `orig` (linked by zeModuleDynamicLink): calls on it go to `app` */
 	struct icmod *next;
-} icmod_t;
+};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static icmod_t *mods;
 static int next_id;
+/* Global block numbering: block g of the process is block g - base of gmap[g]
+ * (NULL: reserved by a module whose instrumentation then failed).  Indices are
+ * never reused, so a kernel's buffer can hold the counts of any module's code. */
+static icmod_t **gmap;
+static uint32_t gnext;
+
+/* Counters per kernel buffer: the most global blocks a process may have. */
+static uint32_t capacity(void)
+{
+	const char *e = getenv("ZESIM_ICOUNT_MAX_BLOCKS");
+	char *end;
+	const unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
+	return v && !*end && v <= (1ul << 24) ? (uint32_t)v : 65536u;
+}
 
 static ze_result_t (*real_create)(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t *,
 				  ze_module_handle_t *, ze_module_build_log_handle_t *);
@@ -80,18 +110,57 @@ static void resolve(void)
 	}
 }
 
-/* Add this module's counters to its totals and zero them (kernels using them
- * have completed: the program destroys a module only after its work). */
+static void add_hit(icmod_t *c, uint32_t ki, icmod_t *m, uint32_t b, uint64_t n)
+{
+	hit_t *h = c->hits[ki];
+	uint32_t i = 0;
+	while (i < c->nhits[ki] && !(h[i].mod == m && h[i].block == b))
+		i++;
+	if (i == c->nhits[ki]) {
+		if (!(h = realloc(h, (i + 1) * sizeof(*h)))) {
+			fprintf(stderr, "zesim-icount: out of memory: counts lost\n");
+			return;
+		}
+		c->hits[ki] = h;
+		h[i] = (hit_t){m, b, 0};
+		c->nhits[ki]++;
+	}
+	h[i].n += n;
+}
+
+/* Add this module's kernels' counters to the totals and zero them (kernels
+ * using them have completed: the program destroys a module only after its
+ * work).  Kernel ki's buffer holds, at global index g, the executions of block
+ * g on ki's behalf: ki's own blocks, and any module's code ki's launches
+ * reached through `calla`.  Called with the lock held. */
 static void harvest(icmod_t *c)
 {
-	for (uint32_t b = 0; b < c->nblocks; b++) {
-		c->totals[b] += c->counters[b];
-		c->counters[b] = 0;
+	for (uint32_t ki = 0; ki < c->m.nkernels; ki++) {
+		if (c->skipped[ki])
+			continue;
+		uint32_t *ctr = c->buffer + (size_t)ki * c->capacity;
+		for (uint32_t g = 0; g < gnext && g < c->capacity; g++) {
+			const uint32_t n = ctr[g];
+			if (!n)
+				continue;
+			ctr[g] = 0;
+			icmod_t *m = gmap[g];
+			if (!m)
+				continue;
+			const uint32_t b = g - m->base;
+			if (m == c && m->blocks[b].kernel == ki)
+				c->totals[b] += n;
+			else
+				add_hit(c, ki, m, b, n);
+		}
 	}
 }
 
-/* Two free GRFs of the kernel, from its free-register token. */
-static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsigned *rp)
+/* Two free GRFs of the kernel, from its free-register token: r126 and r127
+ * when both are free (the same in every kernel, so that code reached through
+ * `calla` finds the caller's buffer address in rA), else the two lowest
+ * (*other = 1).  -1: fewer than two are free. */
+static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsigned *rp, int *other)
 {
 	ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
 	ze_kernel_handle_t k;
@@ -110,13 +179,23 @@ static int free_pair(ze_module_handle_t m, const char *name, unsigned *ra, unsig
 		return -1;
 	zet_profile_free_register_token_t tok;
 	memcpy(&tok, u.bytes + sizeof(u.p), sizeof(tok));
-	int found = 0;
-	for (uint32_t i = 0; i < tok.count && found < 2; i++) {
+	uint8_t isfree[256] = {0};
+	for (uint32_t i = 0; i < tok.count && i < 64; i++) {
 		zet_profile_register_sequence_t s;
 		memcpy(&s, u.bytes + sizeof(u.p) + sizeof(tok) + i * sizeof(s), sizeof(s));
-		for (uint32_t reg = (s.start + 31) / 32; (reg + 1) * 32 <= s.start + s.count && found < 2; reg++)
-			*(found++ ? rp : ra) = reg;
+		for (uint32_t reg = (s.start + 31) / 32; (reg + 1) * 32 <= s.start + s.count && reg < 256; reg++)
+			isfree[reg] = 1;
 	}
+	*other = !(isfree[126] && isfree[127]);
+	if (!*other) {
+		*ra = 126;
+		*rp = 127;
+		return 0;
+	}
+	int found = 0;
+	for (unsigned reg = 0; reg < 256 && found < 2; reg++)
+		if (isfree[reg])
+			*(found++ ? rp : ra) = reg;
 	return found == 2 ? 0 : -1;
 }
 
@@ -149,30 +228,67 @@ static icmod_t *instrument(ze_context_handle_t ctx, ze_device_handle_t dev, ze_m
 		goto fail;
 	zi_read_lines(bin, size, &c->pos, &c->npos, &c->files, &c->nfiles);
 	c->skipped = calloc(w.nkernels ? w.nkernels : 1, 1);
-	/* Blocks first (their count sizes the buffer), then the buffer's address goes into the code. */
+	/* Each kernel's buffer: a counter per global block index (its entry loads
+	 * its address; code reached by calla counts into the caller's). */
 	unsigned ra[256], rp[256];
-	for (uint32_t i = 0; i < w.nkernels && i < 256; i++)
-		c->skipped[i] = free_pair(orig, w.kernels[i].name, &ra[i], &rp[i]) != 0;
+	for (uint32_t i = 0; i < w.nkernels && i < 256; i++) {
+		int other = 0;
+		c->skipped[i] = free_pair(orig, w.kernels[i].name, &ra[i], &rp[i], &other) != 0;
+		if (!c->skipped[i] && other)
+			say("kernel %s uses r126-r127: counts through calla into its code are not attributed%s",
+			    w.kernels[i].name, "");
+	}
+	c->capacity = capacity();
+	c->hits = calloc(w.nkernels ? w.nkernels : 1, sizeof(*c->hits));
+	c->nhits = calloc(w.nkernels ? w.nkernels : 1, sizeof(*c->nhits));
+	const size_t bytes = (size_t)(w.nkernels ? w.nkernels : 1) * c->capacity * 4u;
 	ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
 	ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-	uint32_t guess = 0;
-	for (uint32_t i = 0; i < w.nkernels; i++)
-		guess += w.kernels[i].text_size / 16 + 1;
-	if (zeMemAllocShared(ctx, &dd, &hd, guess * 4u, 64, dev, (void **)&c->counters) != ZE_RESULT_SUCCESS)
+	if (!c->hits || !c->nhits ||
+	    zeMemAllocShared(ctx, &dd, &hd, bytes, 64, dev, (void **)&c->buffer) != ZE_RESULT_SUCCESS) {
+		say("cannot allocate the counter buffers%s%s", "", "");
+		c->buffer = NULL;
 		goto fail;
-	memset(c->counters, 0, guess * 4u);
+	}
+	memset(c->buffer, 0, bytes);
+	/* The module's blocks take the next global indices (reserved under the lock;
+	 * gmap names the module once it is added). */
+	pthread_mutex_lock(&lock);
+	c->base = gnext;
 	for (uint32_t i = 0; i < w.nkernels; i++) {
 		if (i >= 256 || c->skipped[i]) {
 			c->skipped[i] = 1;
 			say("kernel %s%s: fewer than 2 free registers, not counted", w.kernels[i].name, "");
 			continue;
 		}
-		if (zi_instrument_kernel(&w.kernels[i], i, ra[i], rp[i], (uint64_t)(uintptr_t)c->counters, &c->blocks,
-					 &c->nblocks, err, sizeof(err))) {
+		const uint64_t buf = (uint64_t)(uintptr_t)(c->buffer + (size_t)i * c->capacity);
+		if (zi_instrument_kernel(&w.kernels[i], i, ra[i], rp[i], buf, c->base, &c->blocks, &c->nblocks, err,
+					 sizeof(err))) {
+			pthread_mutex_unlock(&lock);
 			say("kernel %s: %s", w.kernels[i].name, err);
 			goto fail;
 		}
 	}
+	icmod_t **g = NULL;
+	if ((uint64_t)c->base + c->nblocks > c->capacity) {
+		pthread_mutex_unlock(&lock);
+		fprintf(stderr,
+			"zesim-icount: the process's modules have more than %u basic blocks (a kernel's counter buffer "
+			"holds one counter per block of every module): this module is not instrumented; raise "
+			"--max-blocks\n",
+			c->capacity);
+		goto fail;
+	}
+	if (c->nblocks && !(g = realloc(gmap, ((size_t)c->base + c->nblocks) * sizeof(*g)))) {
+		pthread_mutex_unlock(&lock);
+		goto fail;
+	}
+	if (c->nblocks) {
+		memset(g + c->base, 0, c->nblocks * sizeof(*g));
+		gmap = g;
+		gnext = c->base + c->nblocks;
+	}
+	pthread_mutex_unlock(&lock);
 	w.has_debug_line = 0;
 	c->totals = calloc(c->nblocks ? c->nblocks : 1, sizeof(*c->totals));
 	fd = mkstemp(path);
@@ -206,10 +322,12 @@ static icmod_t *instrument(ze_context_handle_t ctx, ze_device_handle_t dev, ze_m
 	zm_module_free(&w);
 	return c;
 fail:
-	if (c && c->counters)
-		zeMemFree(ctx, c->counters);
+	if (c && c->buffer)
+		zeMemFree(ctx, c->buffer);
 	if (c) {
 		zm_module_free(&c->m);
+		free(c->hits);
+		free(c->nhits);
 		free(c->blocks);
 		free(c->skipped);
 		free(c->pos);
@@ -261,6 +379,8 @@ static int kernel_count(ze_module_handle_t m)
 static void add(icmod_t *c)
 {
 	pthread_mutex_lock(&lock);
+	for (uint32_t b = 0; b < c->nblocks; b++)
+		gmap[c->base + b] = c;
 	c->id = ++next_id;
 	c->next = mods;
 	mods = c;
@@ -309,7 +429,7 @@ ZI_API ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle
 static icmod_t *find(ze_module_handle_t h)
 {
 	for (icmod_t *c = mods; c; c = c->next)
-		if (c->counters && (c->alias ? c->orig : c->app) == h)
+		if (c->buffer && (c->alias ? c->orig : c->app) == h)
 			return c;
 	return NULL;
 }
@@ -317,7 +437,7 @@ static icmod_t *find(ze_module_handle_t h)
 static icmod_t *find_ctx(ze_context_handle_t ctx)
 {
 	for (icmod_t *c = mods; c; c = c->next)
-		if (c->counters && c->ctx == ctx)
+		if (c->buffer && c->ctx == ctx)
 			return c;
 	return NULL;
 }
@@ -326,8 +446,8 @@ static icmod_t *find_ctx(ze_context_handle_t ctx)
 static void retire(icmod_t *c)
 {
 	harvest(c);
-	zeMemFree(c->ctx, c->counters);
-	c->counters = NULL;
+	zeMemFree(c->ctx, c->buffer);
+	c->buffer = NULL;
 	real_destroy(c->alias ? c->app : c->orig);
 }
 
@@ -428,11 +548,24 @@ ZI_API ze_result_t zeModuleGetGlobalPointer(ze_module_handle_t hModule, const ch
 	return real_global(h, pGlobalName, pSize, pptr);
 }
 
+/* A kernel's address is its prologue, which loads the kernel's own buffer
+ * address into rA.2-3: a `calla` to it would switch the caller's counts to
+ * the callee kernel's buffer.  The program gets the address after the prologue
+ * (the kernel's first block), where its code counts into the caller's buffer. */
 ZI_API ze_result_t zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName,
 					      void **pfnFunction)
 {
 	ze_module_handle_t h = redirect(hModule);
-	return real_fnptr(h, pFunctionName, pfnFunction);
+	const ze_result_t r = real_fnptr(h, pFunctionName, pfnFunction);
+	if (r != ZE_RESULT_SUCCESS)
+		return r;
+	pthread_mutex_lock(&lock);
+	const icmod_t *c = find(hModule);
+	for (uint32_t ki = 0; c && ki < c->m.nkernels; ki++)
+		if (!c->skipped[ki] && strcmp(c->m.kernels[ki].name, pFunctionName) == 0)
+			*pfnFunction = (uint8_t *)*pfnFunction + ZI_PROLOGUE_BYTES;
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -449,9 +582,52 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int cmp_u64_desc(const void *a, const void *b)
+/* Instructions executed per source position: (file, line), file NULL for none. */
+typedef struct linecount {
+	uint64_t n;
+	const char *file;
+	uint64_t line;
+} linecount_t;
+
+typedef struct tally {
+	uint64_t total;
+	linecount_t *lines;
+	uint32_t nl, cap;
+} tally_t;
+
+/* Block b of module m ran n times: each of its instructions did. */
+static void tally_block(tally_t *t, const icmod_t *m, uint32_t b, uint64_t n)
 {
-	const uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+	const zi_block_t *bl = &m->blocks[b];
+	const zm_kernel_t *k = &m->m.kernels[bl->kernel];
+	for (uint32_t i = 0; i < bl->ninst; i++) {
+		const uint64_t addr = k->addr + bl->offset + i * 16u;
+		const zi_pos_t p = addr / 16 < m->npos ? m->pos[addr / 16] : (zi_pos_t){0, 0};
+		const char *file = p.line && p.file < m->nfiles ? m->files[p.file] : NULL;
+		const uint64_t line = file ? p.line : 0;
+		t->total += n;
+		uint32_t l = 0;
+		while (l < t->nl && !(t->lines[l].line == line && (t->lines[l].file == file ||
+				     (file && t->lines[l].file && strcmp(t->lines[l].file, file) == 0))))
+			l++;
+		if (l == t->nl) {
+			if (t->nl == t->cap) {
+				const uint32_t cap = t->cap ? 2 * t->cap : 64;
+				linecount_t *nl = realloc(t->lines, cap * sizeof(*nl));
+				if (!nl)
+					continue;
+				t->lines = nl;
+				t->cap = cap;
+			}
+			t->lines[t->nl++] = (linecount_t){0, file, line};
+		}
+		t->lines[l].n += n;
+	}
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	const uint64_t x = ((const linecount_t *)a)->n, y = ((const linecount_t *)b)->n;
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -470,55 +646,36 @@ __attribute__((destructor)) static void report(void)
 		fprintf(j, "{\"pid\":%d,\"kernels\":[", (int)getpid());
 	int first = 1;
 	for (icmod_t *c = mods; c; c = c->next) {
-		if (c->counters)
+		if (c->buffer)
 			harvest(c);
 		for (uint32_t ki = 0; ki < c->m.nkernels; ki++) {
 			const zm_kernel_t *k = &c->m.kernels[ki];
 			if (c->skipped[ki])
 				continue;
-			/* Executions per instruction: its block's. */
-			const uint32_t n = k->text_size / 16;
-			uint64_t total = 0;
-			/* (count, file, line) per source position */
-			uint64_t (*lines)[3] = calloc(n ? n : 1, sizeof(*lines));
-			uint32_t nl = 0;
-			for (uint32_t b = 0; b < c->nblocks; b++) {
-				const zi_block_t *bl = &c->blocks[b];
-				if (bl->kernel != ki)
-					continue;
-				for (uint32_t i = 0; i < bl->ninst; i++) {
-					const uint64_t addr = k->addr + bl->offset + i * 16u;
-					const zi_pos_t p = addr / 16 < c->npos ? c->pos[addr / 16] : (zi_pos_t){0, 0};
-					total += c->totals[b];
-					uint32_t l = 0;
-					while (l < nl && !(lines[l][1] == p.file && lines[l][2] == p.line))
-						l++;
-					if (l == nl && lines) {
-						lines[nl][1] = p.file;
-						lines[nl][2] = p.line;
-						nl++;
-					}
-					if (lines)
-						lines[l][0] += c->totals[b];
-				}
-			}
+			/* Its own blocks, then other kernels' code run on its behalf (calla). */
+			tally_t t = {0};
+			for (uint32_t b = 0; b < c->nblocks; b++)
+				if (c->blocks[b].kernel == ki)
+					tally_block(&t, c, b, c->totals[b]);
+			for (uint32_t h = 0; h < c->nhits[ki]; h++)
+				tally_block(&t, c->hits[ki][h].mod, c->hits[ki][h].block, c->hits[ki][h].n);
 			fprintf(o, "zesim-icount: module %d kernel %s: %llu instructions executed\n", c->id, k->name,
-				(unsigned long long)total);
-			if (lines)
-				qsort(lines, nl, sizeof(*lines), cmp_u64_desc);
-			for (uint32_t l = 0; l < nl && lines; l++) {
-				if (!lines[l][0])
+				(unsigned long long)t.total);
+			if (t.lines)
+				qsort(t.lines, t.nl, sizeof(*t.lines), cmp_count_desc);
+			for (uint32_t l = 0; l < t.nl; l++) {
+				if (!t.lines[l].n)
 					continue;
-				if (lines[l][2] && lines[l][1] < c->nfiles)
-					fprintf(o, "  %12llu  %s:%llu\n", (unsigned long long)lines[l][0],
-						c->files[lines[l][1]], (unsigned long long)lines[l][2]);
+				if (t.lines[l].file)
+					fprintf(o, "  %12llu  %s:%llu\n", (unsigned long long)t.lines[l].n, t.lines[l].file,
+						(unsigned long long)t.lines[l].line);
 				else
-					fprintf(o, "  %12llu  (no line)\n", (unsigned long long)lines[l][0]);
+					fprintf(o, "  %12llu  (no line)\n", (unsigned long long)t.lines[l].n);
 			}
 			if (j) {
 				fprintf(j, "%s{\"module\":%d,\"name\":", first ? "" : ",", c->id);
 				json_str(j, k->name);
-				fprintf(j, ",\"instructions\":%llu,\"blocks\":[", (unsigned long long)total);
+				fprintf(j, ",\"instructions\":%llu,\"blocks\":[", (unsigned long long)t.total);
 				int fb = 1;
 				for (uint32_t b = 0; b < c->nblocks; b++)
 					if (c->blocks[b].kernel == ki) {
@@ -526,11 +683,20 @@ __attribute__((destructor)) static void report(void)
 							c->blocks[b].ninst, (unsigned long long)c->totals[b]);
 						fb = 0;
 					}
+				fprintf(j, "],\"called_blocks\":[");
+				for (uint32_t h = 0; h < c->nhits[ki]; h++) {
+					const hit_t *hit = &c->hits[ki][h];
+					const zi_block_t *bl = &hit->mod->blocks[hit->block];
+					fprintf(j, "%s[%d,", h ? "," : "", hit->mod->id);
+					json_str(j, hit->mod->m.kernels[bl->kernel].name);
+					fprintf(j, ",%u,%u,%llu]", bl->offset, bl->ninst, (unsigned long long)hit->n);
+				}
 				fprintf(j, "],\"lines\":[");
-				for (uint32_t l = 0; l < nl && lines; l++) {
+				for (uint32_t l = 0; l < t.nl; l++) {
 					fprintf(j, "%s[", l ? "," : "");
-					json_str(j, lines[l][2] && lines[l][1] < c->nfiles ? c->files[lines[l][1]] : "");
-					fprintf(j, ",%llu,%llu]", (unsigned long long)lines[l][2], (unsigned long long)lines[l][0]);
+					json_str(j, t.lines[l].file ? t.lines[l].file : "");
+					fprintf(j, ",%llu,%llu]", (unsigned long long)t.lines[l].line,
+						(unsigned long long)t.lines[l].n);
 				}
 				fprintf(j, "]");
 				if (save && *save) {
@@ -547,7 +713,7 @@ __attribute__((destructor)) static void report(void)
 				fprintf(j, "}");
 			}
 			first = 0;
-			free(lines);
+			free(t.lines);
 		}
 	}
 	pthread_mutex_unlock(&lock);

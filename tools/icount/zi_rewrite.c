@@ -43,7 +43,7 @@ static ze_inst_t mov_imm(unsigned reg, unsigned sub, uint32_t imm)
 	return in;
 }
 
-int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, uint64_t buffer,
+int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, uint64_t buffer, uint32_t base,
 			 zi_block_t **blocks, uint32_t *nblocks, char *err, size_t errlen)
 {
 	const uint32_t n = k->text_size / ZE_INST_BYTES;
@@ -75,7 +75,7 @@ int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, 
 			leader[i + 1] = 1;
 	}
 	/* Layout: the prologue, then each block's counter update before it. */
-	const uint32_t prologue = 2, update = 3;
+	const uint32_t prologue = ZI_PROLOGUE_BYTES / ZE_INST_BYTES, update = 3;
 	uint32_t pos = prologue, nb = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (leader[i]) {
@@ -107,7 +107,7 @@ int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, 
 			add.src[1] = (ze_operand_t){.kind = ZE_OPND_GRFV, .reg = (uint8_t)rp};
 			add.src[2] = grf_scalar(ra, 2);
 			add.dw3 = ze_send_desc(ZE_MSG_ATOMIC, ZE_ATOMIC_ADD, 1);
-			const ze_inst_t upd[3] = {mov_imm(ra, 0, id * 4u), mov_imm(rp, 0, 1), add};
+			const ze_inst_t upd[3] = {mov_imm(ra, 0, (base + id) * 4u), mov_imm(rp, 0, 1), add};
 			for (int j = 0; j < 3; j++)
 				ze_encode(&upd[j], text + (count_at[i] + (uint32_t)j) * ZE_INST_BYTES);
 			b[id].kernel = ki;

@@ -16,12 +16,14 @@ typedef struct zi_block {
 
 /* Instrument kernel `ki` of m in place: every basic block (a maximal run of
  * instructions entered only at its first and left only after its last) gets
- * an atomic add of 1 on dword `first_block + b` of the counter buffer at
- * `buffer`, through two free GRFs ra and rp (a kernel-entry prologue puts the
- * buffer's address in ra.2-3).  Jumps, calls and function offsets are moved
- * with their code.  Appends the kernel's blocks to *blocks.  Returns 0, or
- * -1 with a message in err. */
-int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, uint64_t buffer,
+ * an atomic add of 1 on dword `base + b` of the counter buffer whose address
+ * ra.2-3 hold, b = the block's index in *blocks (module-wide), through two
+ * free GRFs ra and rp; a kernel-entry prologue puts `buffer` in ra.2-3 (code
+ * reached by `calla` runs no prologue: it counts into the caller's buffer).
+ * Jumps, calls and function offsets are moved with their code.  Appends the
+ * kernel's blocks to *blocks.  Returns 0, or -1 with a message in err. */
+#define ZI_PROLOGUE_BYTES 32 /* the kernel-entry prologue: two instructions */
+int zi_instrument_kernel(zm_kernel_t *k, uint32_t ki, unsigned ra, unsigned rp, uint64_t buffer, uint32_t base,
 			 zi_block_t **blocks, uint32_t *nblocks, char *err, size_t errlen);
 
 /* Source positions of a module's instructions from its DWARF .debug_line:
