@@ -9,7 +9,8 @@
  * calls: every result against the value computed here in C — B's function alone,
  * B's function calling another function of B with `call`, B calling back into A
  * through a second pointer (ping-pong), one kernel launched twice in one list with a
- * different callee each time, the same callee twice in one thread; the errors of
+ * different callee each time, the same callee twice in one thread, a kernel of B
+ * called at its entry (its address from zeModuleGetFunctionPointer); the errors of
  * zeModuleGetFunctionPointer.
  * faults (fault_mode fail): a callee that stores to an unmapped address, a pointer
  * that is not 16-byte aligned, and a pointer into module B after zeModuleDestroy(B):
@@ -55,12 +56,14 @@ static void expect_values(const char *what, const uint32_t *out, uint32_t (*f)(u
 }
 
 static uint32_t triple_twice(uint32_t x) { return triple(triple(x)); }
+static uint32_t plus9(uint32_t x) { return x + 9; }
 
 static void calls(e2e_t *e, ze_module_handle_t a, ze_module_handle_t b)
 {
 	/* zeModuleGetFunctionPointer: kernels and functions of each module, no other name. */
 	void *sq = fnptr(b, "b_square_plus"), *tr = fnptr(b, "b_triple"), *pp = fnptr(b, "b_pingpong");
 	void *five = fnptr(a, "a_five"), *blib = fnptr(b, "b_lib"), *one = fnptr(a, "call_one");
+	void *p9 = fnptr(b, "b_plus9");
 	EXPECT((uint8_t *)sq > (uint8_t *)blib && (uint8_t *)tr > (uint8_t *)sq && (uint8_t *)five > (uint8_t *)one,
 	       "functions lie after their kernels: b_lib %p b_square_plus %p b_triple %p; call_one %p a_five %p", blib,
 	       sq, tr, one, five);
@@ -76,10 +79,11 @@ static void calls(e2e_t *e, ze_module_handle_t a, ze_module_handle_t b)
 	ze_kernel_handle_t k = e2e_kernel(a, "call_one"), k2 = e2e_kernel(a, "call_twice");
 	CHECK(zeKernelSetGroupSize(k, 8, 1, 1));
 	CHECK(zeKernelSetGroupSize(k2, 8, 1, 1));
-	uint32_t *out = e2e_alloc_shared(e, 5 * ITEMS * sizeof(uint32_t));
-	memset(out, 0xee, 5 * ITEMS * sizeof(uint32_t));
+	uint32_t *out = e2e_alloc_shared(e, 6 * ITEMS * sizeof(uint32_t));
+	memset(out, 0xee, 6 * ITEMS * sizeof(uint32_t));
 	/* One list, the same kernel with three callees (arguments are copied at the
-	 * append), and the other kernel calling one callee twice per thread. */
+	 * append), the other kernel calling one callee twice per thread, and the first
+	 * again calling a kernel of B at its entry. */
 	append_call(e->list, k, out, sq, five, NULL);
 	append_call(e->list, k, out + ITEMS, tr, five, NULL);
 	append_call(e->list, k, out + 2 * ITEMS, pp, five, NULL);
@@ -87,12 +91,14 @@ static void calls(e2e_t *e, ze_module_handle_t a, ze_module_handle_t b)
 	CHECK(zeKernelSetArgumentValue(k2, 1, sizeof(tr), &tr));
 	const ze_group_count_t g = {GROUPS, 1, 1};
 	CHECK(zeCommandListAppendLaunchKernel(e->list, k2, &g, NULL, 0, NULL));
+	append_call(e->list, k, out + 4 * ITEMS, p9, five, NULL);
 	e2e_run(e);
 	expect_values("b_square_plus (calls b_square inside B)", out, square_plus);
 	expect_values("b_triple", out + ITEMS, triple);
 	expect_values("b_pingpong (calls back into A's a_five)", out + 2 * ITEMS, pingpong);
 	expect_values("call_twice b_triple", out + 3 * ITEMS, triple_twice);
-	for (uint32_t i = 4 * ITEMS; i < 5 * ITEMS; i++)
+	expect_values("kernel b_plus9 called at its entry", out + 4 * ITEMS, plus9);
+	for (uint32_t i = 5 * ITEMS; i < 6 * ITEMS; i++)
 		EXPECT(out[i] == 0xeeeeeeeeu, "out[%u] = %#x: written past the launches", i, out[i]);
 
 	/* The callee chosen per launch again, on an immediate list. */
