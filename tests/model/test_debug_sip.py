@@ -46,7 +46,7 @@ _BASES = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define ZESIM_SSA_(
 OFF.update({m.group(1): _BASES[m.group(2)] + int(m.group(3)) for m in  # HW_RET_IP, HW_RET_IB: (BASE + n)
             re.finditer(r"#define ZESIM_SSA_(\w+)_OFFSET \(ZESIM_SSA_(\w+)_OFFSET \+ (\d+)u\)", SSA_H)})
 SIP_CMD = {m.group(1): int(m.group(2)) for m in re.finditer(r"ZESIM_SIP_CMD_(\w+) = (\d+)", SSA_H)}
-MODULE_VA, OUT_VA, BAD_VA = 0x40000000, 0x50000000, 0x1260000000
+MODULE_VA, OUT_VA, BAD_VA = zegen.MODULE_VA, 0x50000000, 0x1260000000
 SLOT = OFF["SLOT"]
 
 
@@ -381,7 +381,7 @@ def random_runs(run, count, first):
         iss = zeiss.run_dispatch(str(mod), setup["kernel"], setup["groups"], setup["group_size"],
                                  bytes.fromhex(setup.get("args", "")),
                                  {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
-                                 setup.get("local_sizes", {}))
+                                 setup.get("local_sizes", {}), module_va=MODULE_VA)
         sip = seed % 4 != 3  # every fourth run without the SIP: requests stop threads directly
         src = with_breakpoints(text, rng, 0.15) if sip else text
         timed = []

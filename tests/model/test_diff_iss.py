@@ -18,7 +18,7 @@ import zegen  # noqa: E402
 import zeiss  # noqa: E402
 import zetools  # noqa: E402
 
-MODULE_VA = 0x40000000
+MODULE_VA = zegen.MODULE_VA  # calla programs pass their functions' addresses there
 
 
 def stimulus_for(setup, module_path, page_size=4096):
@@ -138,7 +138,7 @@ def main():
             iss = zeiss.run_dispatch(str(mod), setup["kernel"], setup["groups"], setup["group_size"],
                                      bytes.fromhex(setup.get("args", "")),
                                      {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
-                                     setup.get("local_sizes", {}))
+                                     setup.get("local_sizes", {}), module_va=MODULE_VA)
             try:
                 model = run_model(a.gpu, a.preset, stim, ledger_path=ledger)
             except (RuntimeError, json.JSONDecodeError) as e:

@@ -1009,12 +1009,12 @@ def _hang(threads, step_limit):
 
 
 def load_setup(path):
-    """A zegen setup file: kernel, groups, group_size, args, buffers, local_sizes."""
+    """A zegen setup file: kernel, groups, group_size, args, buffers, local_sizes, module_va."""
     setup = json.loads(Path(path).read_text())
     return {'kernel': setup['kernel'], 'groups': setup['groups'], 'group_size': setup['group_size'],
             'args': bytes.fromhex(setup.get('args', '')),
             'buffers': {int(b['address'], 0): bytes.fromhex(b['data']) for b in setup.get('buffers', [])},
-            'local_sizes': setup.get('local_sizes', {})}
+            'local_sizes': setup.get('local_sizes', {}), 'module_va': int(setup.get('module_va', '0'), 0)}
 
 
 def _parse_triple(text):
@@ -1070,8 +1070,8 @@ def _arg_parser():
                      help='global buffer ADDR:SIZE[:HEXFILE] (hex text, rest zero); repeatable')
     run.add_argument('--local', type=_parse_local, action='append', default=[],
                      help='dynamic SLM size of a local argument NAME=SIZE; repeatable')
-    run.add_argument('--module-va', type=lambda t: int(t, 0), default=0,
-                     help='GPU VA of the module (the kernel is at VA + sh_addr; default 0)')
+    run.add_argument('--module-va', type=lambda t: int(t, 0),
+                     help='GPU VA of the module (the kernel is at VA + sh_addr; default: the setup\'s, or 0)')
     run.add_argument('--code', type=_parse_code, action='append', default=[],
                      help='another ELF module ADDR:PATH that calla can reach; repeatable')
     run.add_argument('--step-limit', type=int, default=DEFAULT_STEP_LIMIT)
@@ -1086,7 +1086,8 @@ def _request(opts):
     module = zeisa.assemble_file(opts.asm) if opts.asm else zeisa.read_module(opts.module)
     overrides = {'kernel': opts.kernel, 'groups': opts.groups, 'group_size': opts.group_size,
                  'args': bytes.fromhex(opts.args) if opts.args is not None else None,
-                 'buffers': dict(opts.buffer) or None, 'local_sizes': dict(opts.local) or None}
+                 'buffers': dict(opts.buffer) or None, 'local_sizes': dict(opts.local) or None,
+                 'module_va': opts.module_va}
     request.update({k: v for k, v in overrides.items() if v is not None})
     if 'kernel' not in request:
         if len(module.kernels) != 1:
@@ -1100,7 +1101,7 @@ def main(argv):
     try:
         module, request = _request(opts)
         result = run_dispatch(module, step_limit=opts.step_limit, schedule=opts.schedule,
-                              module_va=opts.module_va, code=dict(opts.code), **request)
+                              code=dict(opts.code), **request)
     except (DispatchError, zeisa.ModuleError, zeisa.AsmError, OSError, ValueError) as e:
         print('zeiss: error: %s' % e, file=sys.stderr)
         return 3
@@ -1110,7 +1111,7 @@ def main(argv):
         if th.exception:
             e = th.exception
             print('group %s thread %d: %s exception at ip 0x%x%s%s: %s' % (
-                th.group, th.index, e.name, e.ip, '' if e.ib == opts.module_va + module.kernels[
+                th.group, th.index, e.name, e.ip, '' if e.ib == request.get('module_va', 0) + module.kernels[
                     request['kernel']].address else ' (ib 0x%x)' % e.ib,
                 '' if e.address is None else ' address 0x%x' % e.address, e.detail))
         elif th.status == HALT:
