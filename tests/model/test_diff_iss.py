@@ -2,7 +2,8 @@
 """Differential test: random programs (tests/stimulus/zegen.py, fixed seeds)
 run on the SystemC model (zesim-gpu, standalone stimulus mode) and on the
 Python reference ISS must end with identical global memory, identical final
-GRF and flags in every thread, and the same thread status; and the model's
+GRF and flags in every thread, the same thread status and exception (cr0.1-3, and
+the whole page-fault addresses of the model's fault list); and the model's
 ground-truth ledger (docs/oa.md), summed over its windows, must equal the ISS's
 own count of every timing-free field: threads_dispatched/retired, inst.<class>,
 lane_ops, sends.<message>, bytes.l3_read/l3_write/slm_read/slm_write, barriers."""
@@ -81,6 +82,24 @@ def compare_ledger(iss_ledger, model_ledger):
     return problems
 
 
+def compare_exceptions(iss, model):
+    """cr0.1-3 (bits, ip, low address) of every thread that ended with an exception, and
+    the whole page-fault addresses (the model's fault list against the ISS's reports)."""
+    problems = []
+    mthreads = {(tuple(t["group"]), t["thread"]): t for t in model["threads"]}
+    for t in iss.threads:
+        e = mthreads.get((tuple(t.group), t.index), {}).get("exception")
+        want = t.arf["cr0"][1:] if t.status == "exception" else None
+        got = [e["bits"], e["ip"], e["address"]] if e else None
+        if got != want:
+            problems.append(f"thread {t.group}/{t.index}: exception cr0.1-3 model {got} ISS {want}")
+    want = sorted(t.exception.address for t in iss.threads if t.exception and t.exception.name == "page_fault")
+    got = sorted(int(f["address"], 16) for f in model["faults"])
+    if got != want:
+        problems.append(f"page faults: model {[hex(a) for a in got]} ISS {[hex(a) for a in want]}")
+    return problems
+
+
 def compare(seed, iss, model):
     problems = []
     if model["engine_error"]:
@@ -107,6 +126,7 @@ def compare(seed, iss, model):
                 break
         if (m["f0"], m["f1"]) != t.flags:
             problems.append(f"thread {t.group}/{t.index}: flags {m['f0']:#x},{m['f1']:#x} vs ISS {t.flags}")
+    problems += compare_exceptions(iss, model)
     if "ledger" in model:
         problems += compare_ledger(iss.ledger.to_json(), model["ledger"])
     return [f"seed {seed}: {p}" for p in problems]
