@@ -7,8 +7,9 @@ difference aborts zesim-gpu), driven by the stimulus runner's debug section
 
 - the state save area slot is decoded here from the offsets of
   kmd_shim/include/uapi/zesim_ssa.h (not with any C code) and must equal, bit for bit,
-  the model's ledger snapshot of the stop (every register the slot holds; tm0, which the
-  SIP reads later, excepted);
+  the model's ledger snapshot of the stop (every register the slot holds, the instruction
+  base SBA as the snapshot's `ib`; tm0, which the SIP reads later, excepted), for every
+  stop, the random programs' too;
 - a register written into the slot changes the kernel's result as this script predicts,
   and the `sipret` snapshot shows the thread resuming with it;
 - breakpoint (reason 1, IRQ_STATUS.DEBUG, DBG_REASON), halt-all on a long kernel (every
@@ -41,8 +42,11 @@ REGS = {m.group(1): int(m.group(2), 16) for m in re.finditer(r"^ZE_REG\((\w+),\s
                                                                  (ROOT / "include/zs/gpu_regs.def").read_text(), re.M)}
 SSA_H = (ROOT / "kmd_shim/include/uapi/zesim_ssa.h").read_text()
 OFF = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define ZESIM_SSA_(\w+?)_(?:OFFSET|SIZE|BYTES)\s+(\d+)u", SSA_H)}
+_BASES = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define ZESIM_SSA_(\w+)_OFFSET\s+(\d+)u", SSA_H)}
+OFF.update({m.group(1): _BASES[m.group(2)] + int(m.group(3)) for m in  # HW_RET_IP, HW_RET_IB: (BASE + n)
+            re.finditer(r"#define ZESIM_SSA_(\w+)_OFFSET \(ZESIM_SSA_(\w+)_OFFSET \+ (\d+)u\)", SSA_H)})
 SIP_CMD = {m.group(1): int(m.group(2)) for m in re.finditer(r"ZESIM_SIP_CMD_(\w+) = (\d+)", SSA_H)}
-MODULE_VA, OUT_VA, BAD_VA = 0x40000000, 0x50000000, 0x1260000000
+MODULE_VA, OUT_VA, BAD_VA = zegen.MODULE_VA, 0x50000000, 0x1260000000
 SLOT = OFF["SLOT"]
 
 
@@ -74,6 +78,9 @@ def decode_slot(hexdata):
         "size": dwords(b, cmd + 4, 1)[0],
         "offset": struct.unpack_from("<Q", b, cmd + 8)[0],
         "buffer": b[cmd + 16:cmd + 16 + 112],
+        "sba": struct.unpack_from("<Q", b, OFF["SBA"])[0],  # the instruction base (docs/isa.md 3.5)
+        "ret_ip": dwords(b, OFF["HW_RET_IP"], 16),
+        "ret_ib": list(struct.unpack_from("<16Q", b, OFF["HW_RET_IB"])),
     }
 
 
@@ -89,6 +96,27 @@ def slot_vs_snapshot(slot, snap):
                 probs.append(f"{key}: slot {slot[key]} snapshot {snap[key]}")
     if slot["sp"] != [snap["cf_depth"], snap["ret_depth"], snap["fault_va"] & 0xffffffff, snap["fault_va"] >> 32]:
         probs.append(f"sp: slot {slot['sp']} snapshot depths {snap['cf_depth']}, {snap['ret_depth']}")
+    if slot["sba"] != snap["ib"]:
+        probs.append(f"instruction base: slot SBA {slot['sba']:#x} snapshot ib {snap['ib']:#x}")
+    return probs
+
+
+def stops_vs_snapshots(debug):
+    """slot_vs_snapshot for every stop the runner found, with its thread's last stop snapshot
+    up to the cycle the runner read the slot (a request can resume a thread before the
+    runner sees it: then it stopped again, or not at all; a stimulus run starts at cycle 0
+    of a fresh zesim-gpu).  The ledger keeps the newest snapshots only (oldest dropped
+    first): a stop whose snapshot was dropped is skipped."""
+    probs = []
+    dropped = bool(debug["snapshots"]) and debug["snapshots"][0]["seq"] != 1
+    for k, stop in enumerate(debug["stops"]):
+        mine = [s for s in debug["snapshots"]
+                if s["kind"] == "stop" and s["tid"] == stop["tid"] and s["cycle"] <= stop["cycle"]]
+        if not mine:
+            if not dropped:
+                probs.append(f"stop {k} (tid {stop['tid']}): no stop snapshot")
+            continue
+        probs += [f"stop {k} (tid {stop['tid']}): {p}" for p in slot_vs_snapshot(decode_slot(stop["slot"]), mine[-1])]
     return probs
 
 
@@ -187,7 +215,8 @@ def test_breakpoint(run):
         expect(slot["command"] == SIP_CMD["READY"], f"breakpoint stop {k}: cmd {slot['command']}", probs)
         expect(slot["a0"][3] == 0x1234 and slot["tdr"][2] == 0x55 and slot["acc1"][5] == 0x77,
                f"breakpoint stop {k}: ARFs a0 {slot['a0']} tdr {slot['tdr']} acc1 {slot['acc1']}", probs)
-        expect(snap["kernel_va"] == MODULE_VA, f"breakpoint stop {k}: kernel_va {snap['kernel_va']:#x}", probs)
+        expect(snap["kernel_va"] == snap["ib"] == MODULE_VA,
+               f"breakpoint stop {k}: kernel_va {snap['kernel_va']:#x} ib {snap['ib']:#x}", probs)
     # The second stop sees the value the debugger wrote at the first; the resume
     # snapshot shows the thread continuing with it, stepping over the breakpoint.
     r11 = lambda s: list(struct.unpack_from("<8I", bytes.fromhex(s["grf"]), 11 * 32))  # noqa: E731
@@ -352,7 +381,7 @@ def random_runs(run, count, first):
         iss = zeiss.run_dispatch(str(mod), setup["kernel"], setup["groups"], setup["group_size"],
                                  bytes.fromhex(setup.get("args", "")),
                                  {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
-                                 setup.get("local_sizes", {}))
+                                 setup.get("local_sizes", {}), module_va=MODULE_VA)
         sip = seed % 4 != 3  # every fourth run without the SIP: requests stop threads directly
         src = with_breakpoints(text, rng, 0.15) if sip else text
         timed = []
@@ -390,6 +419,8 @@ def random_runs(run, count, first):
         model = json.loads(p.stdout)
         run.stops += len(model["debug"]["stops"])
         probs += compare(seed, iss, model)
+        if sip:  # without the SIP a request stops the thread with no slot writes and no snapshot
+            probs += [f"seed {seed}: {p}" for p in stops_vs_snapshots(model["debug"])]
         expect(model["debug"]["attn_count"] == 0, f"seed {seed}: threads left in attention", probs)
     return probs
 

@@ -2,7 +2,8 @@
 """Differential test: random programs (tests/stimulus/zegen.py, fixed seeds)
 run on the SystemC model (zesim-gpu, standalone stimulus mode) and on the
 Python reference ISS must end with identical global memory, identical final
-GRF and flags in every thread, and the same thread status; and the model's
+GRF and flags in every thread, the same thread status and exception (cr0.1-3, and
+the whole page-fault addresses of the model's fault list); and the model's
 ground-truth ledger (docs/oa.md), summed over its windows, must equal the ISS's
 own count of every timing-free field: threads_dispatched/retired, inst.<class>,
 lane_ops, sends.<message>, bytes.l3_read/l3_write/slm_read/slm_write, barriers."""
@@ -18,7 +19,7 @@ import zegen  # noqa: E402
 import zeiss  # noqa: E402
 import zetools  # noqa: E402
 
-MODULE_VA = 0x40000000
+MODULE_VA = zegen.MODULE_VA  # calla programs pass their functions' addresses there
 
 
 def stimulus_for(setup, module_path, page_size=4096):
@@ -81,6 +82,24 @@ def compare_ledger(iss_ledger, model_ledger):
     return problems
 
 
+def compare_exceptions(iss, model):
+    """cr0.1-3 (bits, ip, low address) of every thread that ended with an exception, and
+    the whole page-fault addresses (the model's fault list against the ISS's reports)."""
+    problems = []
+    mthreads = {(tuple(t["group"]), t["thread"]): t for t in model["threads"]}
+    for t in iss.threads:
+        e = mthreads.get((tuple(t.group), t.index), {}).get("exception")
+        want = t.arf["cr0"][1:] if t.status == "exception" else None
+        got = [e["bits"], e["ip"], e["address"]] if e else None
+        if got != want:
+            problems.append(f"thread {t.group}/{t.index}: exception cr0.1-3 model {got} ISS {want}")
+    want = sorted(t.exception.address for t in iss.threads if t.exception and t.exception.name == "page_fault")
+    got = sorted(int(f["address"], 16) for f in model["faults"])
+    if got != want:
+        problems.append(f"page faults: model {[hex(a) for a in got]} ISS {[hex(a) for a in want]}")
+    return problems
+
+
 def compare(seed, iss, model):
     problems = []
     if model["engine_error"]:
@@ -107,6 +126,7 @@ def compare(seed, iss, model):
                 break
         if (m["f0"], m["f1"]) != t.flags:
             problems.append(f"thread {t.group}/{t.index}: flags {m['f0']:#x},{m['f1']:#x} vs ISS {t.flags}")
+    problems += compare_exceptions(iss, model)
     if "ledger" in model:
         problems += compare_ledger(iss.ledger.to_json(), model["ledger"])
     return [f"seed {seed}: {p}" for p in problems]
@@ -138,7 +158,7 @@ def main():
             iss = zeiss.run_dispatch(str(mod), setup["kernel"], setup["groups"], setup["group_size"],
                                      bytes.fromhex(setup.get("args", "")),
                                      {int(b["address"], 16): bytes.fromhex(b["data"]) for b in setup["buffers"]},
-                                     setup.get("local_sizes", {}))
+                                     setup.get("local_sizes", {}), module_va=MODULE_VA)
             try:
                 model = run_model(a.gpu, a.preset, stim, ledger_path=ledger)
             except (RuntimeError, json.JSONDecodeError) as e:

@@ -34,7 +34,7 @@ assert len(LINES) == 30, LINES
 
 CHECKED = [0]  # reports compared with the ledger
 WAVES = [0]  # reports found in a waveform
-MODULE_VA = 0x40000000
+MODULE_VA = zegen.MODULE_VA  # calla programs pass their functions' addresses there
 QUERY_VA = 0x50000000
 OA_BUF = 0x03f00000  # physical: the top MiB of the tiny preset's 64 MiB, above the runner's pages
 CORE_MHZ, TS_KHZ = 1000, 12500

@@ -1028,6 +1028,175 @@ done:
 
 
 # ---------------------------------------------------------------------------
+# calla: calls through a 64-bit address (docs/isa.md §3.5)
+# ---------------------------------------------------------------------------
+
+CALLA_KVA = 0x40000000      # the dispatched module
+CALLA_LIB = 0x123450000     # a second module above 4 GiB
+CALLA_CALLER = '''
+.kernel main
+.simd 8
+.arg fn global
+.arg fn2 global
+{body}
+        send.eot
+{functions}
+'''
+# The library: one section per kernel, the tests take their VAs from sh_addr.
+CALLA_LIB_SRC = '''
+.kernel twice
+.simd 8
+        mov (1) r31.0:ud ip.0:ud
+        add (8) r30:ud r30:ud r30:ud
+        call inner
+        mov (1) r31.2:ud ip.0:ud
+        ret
+.func inner
+        add (8) r30:ud r30:ud 1:ud
+        mov (1) r31.1:ud ip.0:ud
+        ret
+.kernel rec
+.simd 8
+        add (1) r40.0:ud r40.0:ud 1:ud
+        calla (1) r7.2:ud r7.3:ud
+        ret
+.kernel runs_off
+.simd 8
+        mov (1) r30.0:ud 5:ud
+'''
+
+
+@via_zesim_as
+class TestCalla(IssCase):
+    """docs/isa.md §3.5, with the library module mapped at CALLA_LIB."""
+
+    def lib(self):
+        return self.build(CALLA_LIB_SRC)
+
+    @staticmethod
+    def lib_va(lib, kernel, offset=0):
+        return CALLA_LIB + lib.kernels[kernel].address + offset
+
+    def call(self, body, targets, functions='', lib=None, expect='eot'):
+        """Run CALLA_CALLER with two target VAs as its arguments: the thread, the result, the module."""
+        lib = lib or self.lib()
+        module = self.build(CALLA_CALLER.format(body=body, functions=functions))
+        result = zeiss.run_dispatch(module, 'main', args=struct.pack('<QQ', *targets),
+                                    module_va=CALLA_KVA, code={CALLA_LIB: lib})
+        th = result.threads[0]
+        self.assertEqual(th.status, expect, th.exception)
+        return th, result, module
+
+    def test_cross_module_call_and_return(self):
+        lib = self.lib()
+        body = '''
+        mov (8) r30:ud r1:ud
+        calla (1) r7.0:ud r7.1:ud
+        mov (1) r31.3:ud ip.0:ud'''
+        th, result, module = self.call(body, (self.lib_va(lib, 'twice'), 0), lib=lib)
+        # twice doubles, inner adds 1; ip in the callee counts from the callee's base
+        self.assert_dwords(th.reg(30), [2 * x + 1 for x in range(8)])
+        inner = next(f.offset for f in lib.kernels['twice'].functions if f.name == 'inner')
+        self.assertEqual(th.reg(31)[:4], [0, inner + 16, 48, 32])  # ret came back to ip 32 of main
+        self.assertEqual(th.ib, CALLA_KVA + module.kernels['main'].address)
+        self.assertEqual(result.ledger.inst['branch'], 4)  # calla, call, ret, ret
+
+    def test_calla_into_the_kernels_own_text(self):
+        body = '''
+        mov (1) r40.0:ud 3:ud
+        calla (1) r7.0:ud r7.1:ud
+        calla (1) r7.0:ud r7.1:ud'''
+        functions = '''
+.func fn
+        mov (1) r41.0:ud ip.0:ud
+        mul (1) r40.0:ud r40.0:ud 5:ud
+        ret'''
+        module = self.build(CALLA_CALLER.format(body=body, functions=functions))
+        fn = next(f.offset for f in module.kernels['main'].functions if f.name == 'fn')
+        kva = CALLA_KVA + module.kernels['main'].address
+        result = zeiss.run_dispatch(module, 'main', args=struct.pack('<QQ', kva + fn, 0), module_va=CALLA_KVA)
+        th = result.threads[0]
+        self.assertEqual((th.status, th.reg(40)[0], th.reg(41)[0], th.ib), ('eot', 75, 0, kva))
+
+    def test_target_is_src1_high_src0_low_read_like_mov(self):
+        lib = self.lib()
+        va = self.lib_va(lib, 'twice')
+        body = '''
+        mov (8) r30:ud 1:ud
+        mov (1) r8.0:ud 0x%x:ud
+        calla (1) r8.0:ud 0x%x:ud''' % (va & M, va >> 32)
+        th, _, _ = self.call(body, (0, 0), lib=lib)
+        self.assertEqual(th.reg(30)[0], 3)
+
+    def test_predicate_bit_0_clear_does_nothing(self):
+        lib = self.lib()
+        for flag, pred, called in ((0xFFFFFFFE, '(f0)', False), (1, '(f0)', True),
+                                   (1, '(!f0)', False), (0, '(!f0)', True)):
+            with self.subTest(f0=flag, pred=pred):
+                body = '''
+        mov (8) r30:ud 5:ud
+        mov (1) f0.0:ud 0x%x:ud
+        %s calla (1) r7.0:ud r7.1:ud''' % (flag, pred)
+                th, result, _ = self.call(body, (self.lib_va(lib, 'twice'), 0), lib=lib)
+                self.assertEqual(th.reg(30)[0], 11 if called else 5)
+                self.assertEqual(result.ledger.inst['branch'], 4 if called else 1)
+
+    def test_misaligned_target(self):
+        lib = self.lib()
+        target = self.lib_va(lib, 'twice', 8)
+        th, result, module = self.call('        mov (8) r30:ud 1:ud\n        calla (1) r7.0:ud r7.1:ud',
+                                       (target, 0), lib=lib, expect='exception')
+        e = th.exception
+        self.assertEqual((e.name, e.ip, e.address, e.ib),
+                         ('misaligned', 16, target, CALLA_KVA + module.kernels['main'].address))
+        self.assertEqual(th.arf['cr0'][1:], [1 << 3, 16, target & M])
+        self.assertEqual(th.reg(30)[0], 1)
+        self.assertEqual(result.ledger.inst['branch'], 0)  # an instruction that raises is not counted
+
+    def test_full_return_stack(self):
+        lib = self.lib()
+        rec = self.lib_va(lib, 'rec')
+        th, result, _ = self.call('        calla (1) r7.0:ud r7.1:ud', (rec, rec), lib=lib, expect='exception')
+        e = th.exception
+        # 16 pushes (the kernel's calla and 15 in rec); the 17th calla raises, at rec + 16
+        self.assertEqual((e.name, e.ip, e.ib, th.reg(40)[0]), ('stack', 16, rec, 16))
+        self.assertEqual(result.ledger.inst['branch'], 16)
+
+    def test_unmapped_target_faults_at_the_fetch(self):
+        target = 0x7770000000
+        th, result, _ = self.call('        calla (1) r7.0:ud r7.1:ud', (target, 0), expect='exception')
+        e = th.exception
+        self.assertEqual((e.name, e.ip, e.address, e.ib), ('page_fault', 0, target, target))
+        self.assertEqual(th.arf['cr0'][1:], [1 << 2, 0, target & M])
+        self.assertEqual(result.ledger.inst['branch'], 1)  # the calla completed; the fetch failed
+
+    def test_running_off_a_callee_section_faults(self):
+        lib = self.lib()
+        va = self.lib_va(lib, 'runs_off')
+        th, _, _ = self.call('        calla (1) r7.0:ud r7.1:ud', (va, 0), lib=lib, expect='exception')
+        self.assertEqual((th.exception.name, th.exception.ip, th.exception.address, th.reg(30)[0]),
+                         ('page_fault', 16, va + 16, 5))
+
+    def test_back_in_the_kernel_its_text_bounds_hold_again(self):
+        # after ret, ib is the kernel's VA: the documented illegal-outside-the-text rule
+        lib = self.lib()
+        body = '        calla (1) r7.0:ud r7.1:ud\n' + raw_lines('jmpi 4096')
+        th, _, module = self.call(body, (self.lib_va(lib, 'twice'), 0), lib=lib, expect='exception')
+        self.assertEqual((th.exception.name, th.exception.ip, th.exception.ib),
+                         ('illegal', 16 + 0x1000, CALLA_KVA + module.kernels['main'].address))
+
+    def test_code_argument_errors(self):
+        module = self.build(CALLA_CALLER.format(body='', functions=''))
+        lib = self.lib()
+        for code, va, what in (({CALLA_LIB: lib}, CALLA_LIB + 16, 'overlap'),
+                               ({CALLA_LIB + 8: lib}, CALLA_KVA, 'aligned'),
+                               ({}, -16, 'aligned')):
+            with self.subTest(what=what):
+                with self.assertRaisesRegex(zeiss.DispatchError, what):
+                    zeiss.run_dispatch(module, 'main', args=bytes(16), module_va=va, code=code)
+
+
+# ---------------------------------------------------------------------------
 # Send messages
 # ---------------------------------------------------------------------------
 
@@ -1533,7 +1702,8 @@ def run_generated(module, setup, schedule='round-robin'):
     return zeiss.run_dispatch(module, setup['kernel'], setup['groups'], setup['group_size'],
                               bytes.fromhex(setup['args']),
                               {int(b['address'], 16): bytes.fromhex(b['data']) for b in setup['buffers']},
-                              setup['local_sizes'], schedule=schedule)
+                              setup['local_sizes'], schedule=schedule,
+                              module_va=int(setup.get('module_va', '0'), 16))
 
 
 def comparable(result):
@@ -1568,6 +1738,30 @@ class TestGenerator(unittest.TestCase):
                 self.assertEqual(comparable(results[0]), comparable(results[1]))
                 again = zeisa.assemble(zeisa.disassemble_module(module))
                 self.assertEqual(again.kernels[setup['kernel']].text, expected[setup['kernel']])
+
+    def test_calla_programs_equal_their_call_twins(self):
+        """zegen's calla calls its own functions through the addresses in fn0/fn1: the same
+        program with `call` instead gives the same memory, GRF and ledger but lane_ops (an
+        unpredicated calla only: the ISS runs `call` whatever the predicate)."""
+        checked = 0
+        for seed in range(60):
+            text, setup, _ = zegen.generate(seed)
+            if 'calla' not in text or ') calla' in text:
+                continue
+            self.assertEqual(setup['module_va'], '0x%x' % zegen.MODULE_VA)
+            twin = text.replace('calla (1) r8.4:ud r8.5:ud', 'call fn_0').replace('calla (1) r8.6:ud r8.7:ud',
+                                                                                 'call fn_1')
+            self.assertNotIn('calla', twin)
+            with self.subTest(seed=seed):
+                a = run_generated(zeisa.assemble(text), setup)
+                b = run_generated(zeisa.assemble(twin), setup)
+                self.assertEqual(comparable(a), comparable(b))
+                la, lb = a.ledger.to_json(), b.ledger.to_json()
+                del la['lane_ops'], lb['lane_ops']  # calla is SIMD1, the twin's call SIMD8/16
+                self.assertEqual(la, lb)
+                self.assertTrue(all(t.ib == zegen.MODULE_VA for t in a.threads))
+            checked += 1
+        self.assertGreater(checked, 10)
 
     def test_generator_covers_the_isa(self):
         seen = set()

@@ -6,7 +6,8 @@
   asm_text       one kernel in docs/isa.md §8 syntax; structured-control-flow jump
                  targets are omitted so the assembler must compute them
   setup          dict: seed, kernel, groups, group_size, args (hex), buffers
-                 [{name, address (hex string), data (hex)}], local_sizes
+                 [{name, address (hex string), data (hex)}], local_sizes; module_va
+                 (hex string) when the program uses `calla` (see below)
   expected_text  {kernel name: bytes} encoded by zeisa.py, independently of zesim-as
 
 CLI: zegen.py --seed N [--count C] --out DIR
@@ -17,6 +18,14 @@ About 30% of the programs contain a send that faults in exactly one work item's 
 per group (faulting_send): that thread ends with a page fault, misaligned or SLM-bounds
 exception, the other threads complete.
 
+Some calls go through `calla` (docs/isa.md §3.5) to the program's own functions: their
+GPU addresses, MODULE_VA + sh_addr (0) + the function's offset, are qword arguments fn0
+and fn1 (r8.4-r8.7, after a 16-byte `pad` argument over r8.0-r8.3, which the prologue
+overwrites); such programs have setup["module_va"] and must be mapped there (the harness
+convention of tests/model: the module at 0x40000000; zeiss.run_dispatch(module_va=)).
+Which calls use `calla` comes from a second random stream, so the programs without one
+are the same as before `calla` existed.
+
 Every program terminates (loop trip counts are bounded per lane), is race-free in the
 sense of docs/isa.md §4 (each work item writes only its own global and SLM slots,
 shared counters only see commutative atomics with a null destination, SLM is read
@@ -24,7 +33,8 @@ only after a barrier and only where it was written) and never reads `tm0` or `sr
 so the ISS and the model must agree on global memory and every thread's GRF.
 
 Register plan (SIMD16 vectors use two registers):
-  r0-r6 payload, r7 arguments, r8 prologue scalars, r10 local linear id,
+  r0-r6 payload, r7 arguments, r8.0-3 prologue scalars, r8.4-7 function addresses
+  (calla programs), r10 local linear id,
   r12 global id, r14 own output slot byte offset, r16 own SLM slot offset,
   r18/r20 loop counters (outer/inner), r22-r25 address temporaries,
   r26-r33 send data, r34-r65 the 16 random variables.
@@ -41,6 +51,7 @@ import zeisa
 from zeisa import (ISA, NULL, Instruction, Operand, KIND_IMM, KIND_SCALAR, KIND_VEC,
                    FLOAT_ONLY_OPS, LOGIC_OPS, MASK32, send_descriptor)
 
+MODULE_VA = 0x40000000  # where the harnesses map the program (calla targets depend on it)
 OUT_BASE = 0x10000000
 IN_BASE = 0x20000000
 CNT_BASE = 0x100000000  # above 4 GiB: the 64-bit base must not be truncated
@@ -104,6 +115,8 @@ class _Generator:
     def __init__(self, seed):
         self.seed = seed
         self.rng = random.Random(seed)
+        self.calla_rng = random.Random(seed * 2654435761 + 0xca11a)  # leaves self.rng's stream alone
+        self.uses_calla = False
         self.simd = self.rng.choice((8, 16))
         self.span = self.simd // 8
         self.lines = []
@@ -384,7 +397,16 @@ class _Generator:
         self.lines.append(label + ':')
 
     def call(self, name):
-        self.emit(make('call', self.simd), target=name)
+        """`call name`, or `calla` through the function's address (argument fn0/fn1: r8.4/r8.6),
+        sometimes predicated (bit 0 of a flag decides, deterministically)."""
+        roll = self.calla_rng.random()
+        if roll >= 0.2:
+            self.emit(make('call', self.simd), target=name)
+            return
+        self.uses_calla = True
+        sub = 4 + 2 * self.functions.index(name)
+        pred = (self.calla_rng.randrange(2), self.calla_rng.random() < 0.5) if roll < 0.06 else None
+        self.emit(make('calla', 1, srcs=(sca(SCALARS, sub), sca(SCALARS, sub + 1)), pred=pred))
 
     def block(self, depth, count):
         rng = self.rng
@@ -493,6 +515,7 @@ class _Generator:
             '.kernel %s' % name, '.simd %d' % self.simd, '.slm %d' % STATIC_SLM,
             '.arg out global', '.arg in global', '.arg cnt global', '.arg scale value 4',
             '.arg tmp local']
+        header = len(self.lines)
         self.prologue()
         self.block(0, self.rng.randint(15, 35))
         fault = self.rng.random() < 0.3  # a third of the programs: one work item per group faults
@@ -505,16 +528,27 @@ class _Generator:
         self.epilogue()
         for index in range(len(self.functions)):
             self.function(index)
+        if self.uses_calla:
+            self.lines[header:header] = ['.arg pad value 16'] + ['.arg %s global' % f.replace('_', '')
+                                                                  for f in self.functions]
         return '\n'.join(self.lines) + '\n'
 
-    def setup(self):
+    def setup(self, module):
         rng = self.rng
         nitems = self.items * self.groups[0] * self.groups[1] * self.groups[2]
         inputs = b''.join(struct.pack('<I', self.input_word()) for _ in range(IN_DWORDS))
         counters = bytes(rng.getrandbits(8) for _ in range(8 * len(GLOBAL_ATOMICS)))
         output = bytes(rng.getrandbits(8) for _ in range(4 * SLOT_DWORDS * nitems))
         args = struct.pack('<QQQII', OUT_BASE, IN_BASE, CNT_BASE, rng.getrandbits(32), 0)
+        extra = {}
+        if self.uses_calla:  # pad, then the functions' GPU addresses
+            kernel = module.kernels['gen_%d' % self.seed]
+            offsets = {f.name: f.offset for f in kernel.functions}
+            args += bytes(16) + b''.join(struct.pack('<Q', MODULE_VA + kernel.address + offsets[f])
+                                         for f in self.functions)
+            extra['module_va'] = '0x%x' % MODULE_VA
         return {
+            **extra,
             'seed': self.seed, 'kernel': 'gen_%d' % self.seed, 'groups': list(self.groups),
             'group_size': list(self.group_size), 'args': args.hex(),
             'buffers': [{'name': n, 'address': '0x%x' % a, 'data': d.hex()}
@@ -539,8 +573,8 @@ def generate(seed):
     """(asm_text, setup, expected_text) for one seed; see the module docstring."""
     gen = _Generator(seed)
     text = gen.program()
-    setup = gen.setup()
     module = zeisa.assemble(text, 'gen_%d.zeasm' % seed)
+    setup = gen.setup(module)
     return text, setup, {name: k.text for name, k in module.kernels.items()}
 
 

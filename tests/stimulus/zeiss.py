@@ -4,7 +4,8 @@
 One call runs one dispatch of one kernel:
 
     run_dispatch(module, kernel, groups=(1, 1, 1), group_size=None, args=b'',
-                 buffers=None, local_sizes=None, step_limit=DEFAULT_STEP_LIMIT)
+                 buffers=None, local_sizes=None, step_limit=DEFAULT_STEP_LIMIT,
+                 schedule='round-robin', module_va=0, code=None)
         -> DispatchResult
 
   module       a zeisa.Module, or the path/bytes of an ELF module
@@ -20,6 +21,12 @@ One call runs one dispatch of one kernel:
                the threads of a group interleave one instruction each per round;
                'serial': groups in reverse order, each thread (in reverse order) runs
                until it waits at a barrier or ends.
+  module_va    GPU VA of `module`'s instruction heap: the kernel is at module_va + its
+               sh_addr (docs/stimulus.md §2.2), which is the instruction base `ib` of
+               every thread at dispatch (docs/isa.md §1, §3.5)
+  code         {gpu VA: zeisa.Module or ELF path/bytes} of more code for `calla`: each
+               kernel's text section is at VA + sh_addr; `module`'s own kernels are at
+               module_va (an entry at module_va is `module` itself)
 A thread that executes `send.barrier` waits until every thread of its group that has
 not ended is waiting, then all of them resume.  Race-free programs give the same result
 under any schedule, which is what the model comparison relies on (and what tests check
@@ -32,7 +39,16 @@ Choices where docs/isa.md leaves freedom (documented for the model side):
   - sr0.0 = thread index within its group (slice/subslice/eu 0);
   - tm0 counts the instructions the thread executed before the current one;
   - the ISS installs no SIP: every exception ends the thread and is reported;
-  - fetching outside the kernel's text section is an illegal-instruction exception.
+  - fetching outside the kernel's text section is an illegal-instruction exception
+    while `ib` is the kernel's VA (at dispatch, and after a `ret` back to it);
+  - with any other `ib` (after a `calla`, §3.5) the fetch address ib + ip is looked up
+    in every text section of `module` and `code`: inside one, its bytes run (also when
+    that is the dispatched kernel's own text, or when ip runs from one section into the
+    next); outside all of them the fetch is a page fault (cr0.2 = ip, cr0.3 and the
+    report's address = ib + ip, the whole address in the report).  The model fetches
+    whatever the mapped pages hold instead (padding after a section is zero bytes,
+    which decode as `nop`), so compared programs never run off a text section;
+  - `ip` is kept modulo 2^32 (a register of 32 bits); the fetch address modulo 2^64.
 
 The result also carries `ledger`: the dispatch's totals of every docs/oa.md §2 field that
 follows from execution alone, counted here by the rule table (not by the model's code):
@@ -91,6 +107,7 @@ class ExceptionReport:
     ip: int
     address: object  # int, or None when the exception has no address
     detail: str
+    ib: int = 0  # the instruction base ip counts from (docs/isa.md §3.5)
 
 
 @dataclass
@@ -102,6 +119,7 @@ class ThreadResult:
     grf: list  # 128 * 8 dwords, r0.0 first
     arf: dict  # ARF name -> dwords
     executed: int
+    ib: int = 0  # final instruction base (docs/isa.md §1)
 
     def reg(self, n):
         return self.grf[n * 8:(n + 1) * 8]
@@ -178,7 +196,7 @@ class DispatchResult:
             'threads': [{
                 'group': list(t.group), 'thread': t.index, 'status': t.status,
                 'exception': None if t.exception is None else vars(t.exception),
-                'executed': t.executed, 'f0': t.flags[0], 'f1': t.flags[1], 'arf': t.arf,
+                'executed': t.executed, 'ib': t.ib, 'f0': t.flags[0], 'f1': t.flags[1], 'arf': t.arf,
                 'grf': [t.reg(n) for n in range(zeisa.GRF_COUNT)],
             } for t in self.threads]}
 
@@ -409,8 +427,9 @@ class Thread:
         self.ce = 0
         self.ip = 0
         self.next_ip = 0
+        self.ib = program.kernel_va  # instruction base (docs/isa.md §1)
         self.cf_stack = []   # [kind, saved mask, continue mask]
-        self.ret_stack = []
+        self.ret_stack = []  # (ib, return ip)
         self.status = RUNNING
         self.exception = None
         self.executed = 0
@@ -484,7 +503,7 @@ class Thread:
             ledger.instruction(ins, mask, completed=True)
             self.executed += 1
             if self.status in (RUNNING, BARRIER):  # an ended thread reports the ip it ended at
-                self.ip = self.next_ip
+                self.ip = self.next_ip & MASK32
         except ThreadFault as fault:
             if ins is not None and ins.op.name == 'send' and fault.name in MEMORY_FAULTS:
                 ledger.instruction(ins, mask, completed=False)
@@ -493,16 +512,24 @@ class Thread:
             ledger.threads_retired += 1
 
     def fetch(self):
-        text = self.program.kernel.text
-        if not 0 <= self.ip <= len(text) - INSTRUCTION_BYTES:
-            raise ThreadFault('illegal', 'ip 0x%x is outside the %d-byte text section'
-                              % (self.ip, len(text)))
-        if text[self.ip + 1] & 1:  # BP bit, honoured even on an illegal encoding
+        program = self.program
+        if self.ib == program.kernel_va:
+            text, offset = program.kernel.text, self.ip
+            if not 0 <= offset <= len(text) - INSTRUCTION_BYTES:
+                raise ThreadFault('illegal', 'ip 0x%x is outside the %d-byte text section'
+                                  % (self.ip, len(text)))
+        else:
+            address = (self.ib + self.ip) & MASK64
+            text, offset = program.code_at(address)
+            if text is None:
+                raise ThreadFault('page_fault', 'instruction fetch at 0x%x (ib 0x%x + ip 0x%x) is outside '
+                                  'every text section' % (address, self.ib, self.ip), address)
+        if text[offset + 1] & 1:  # BP bit, honoured even on an illegal encoding
             dbg = self.arf[ARF_DBG0]
             if not dbg[0] & 1:
                 raise ThreadFault('breakpoint', 'breakpoint bit set')
             dbg[0] &= ~1  # suppression lasts for one instruction
-        ins = self.program.decoded(self.ip)
+        ins = program.decoded(text, offset)
         if isinstance(ins, zeisa.IllegalInstruction):
             raise ThreadFault('illegal', str(ins))
         return ins
@@ -514,7 +541,7 @@ class Thread:
         cr0[2] = self.ip
         if fault.address is not None:
             cr0[3] = fault.address & MASK32
-        self.exception = ExceptionReport(fault.name, bit, self.ip, fault.address, fault.detail)
+        self.exception = ExceptionReport(fault.name, bit, self.ip, fault.address, fault.detail, self.ib)
         self.status = EXCEPTION
 
     def execute(self, ins):
@@ -637,13 +664,30 @@ class Thread:
     def op_call(self, ins):
         if len(self.ret_stack) >= RETURN_STACK_DEPTH:
             raise ThreadFault('stack', 'return stack overflow (%d entries)' % RETURN_STACK_DEPTH)
-        self.ret_stack.append(self.ip + INSTRUCTION_BYTES)
+        self.ret_stack.append((self.ib, self.ip + INSTRUCTION_BYTES))
         self.jump(ins)
+
+    def op_calla(self, ins):
+        # §3.5: SIMD1, predicated like jmpi; target = src1 << 32 | src0, read as mov reads them
+        if not self.predicate_mask(ins) & 1:
+            return
+        src = ISA.types.by_code[ins.src_type].name
+        lo, hi = (apply_modifiers(self.lane_bits(ins, ins.operands[slot], 0), ins.operands[slot], src) & MASK32
+                  for slot in (1, 2))
+        target = hi << 32 | lo
+        if target % INSTRUCTION_BYTES:
+            raise ThreadFault('misaligned', 'calla target 0x%x is not %d-byte aligned'
+                              % (target, INSTRUCTION_BYTES), target)
+        if len(self.ret_stack) >= RETURN_STACK_DEPTH:
+            raise ThreadFault('stack', 'return stack overflow (%d entries)' % RETURN_STACK_DEPTH)
+        self.ret_stack.append((self.ib, self.ip + INSTRUCTION_BYTES))
+        self.ib = target
+        self.next_ip = 0
 
     def op_ret(self, ins):
         if not self.ret_stack:
             raise ThreadFault('stack', 'ret with an empty return stack')
-        self.next_ip = self.ret_stack.pop()
+        self.ib, self.next_ip = self.ret_stack.pop()
 
     def op_nop(self, ins):
         pass
@@ -752,7 +796,7 @@ class Thread:
     def result(self):
         arf = {a.name: [self.read_arf(a.code, k) for k in range(a.dwords)] for a in ISA.arfs}
         return ThreadResult(self.group, self.index, self.status, self.exception, list(self.grf),
-                            arf, self.executed)
+                            arf, self.executed, self.ib)
 
 
 def _check_semantics_cover_table():
@@ -774,21 +818,58 @@ _check_semantics_cover_table()
 
 
 class _Program:
-    """What every thread of a dispatch shares: the kernel, decoded text, global memory."""
+    """What every thread of a dispatch shares: the kernel, decoded text, global memory,
+    and every text section a `calla` can reach (sorted (start VA, text) pairs)."""
 
-    def __init__(self, kernel, memory):
+    def __init__(self, kernel, memory, kernel_va=0, sections=()):
         self.kernel = kernel
+        self.kernel_va = kernel_va
         self.memory = memory
+        self.sections = sorted(sections)
+        self.starts = [start for start, _ in self.sections]
         self.cache = {}
         self.ledger = Ledger()
 
-    def decoded(self, ip):
-        if ip not in self.cache:
+    def code_at(self, address):
+        """(text, offset) of the 16 bytes at `address` in a text section, or (None, None)."""
+        i = bisect_right(self.starts, address) - 1
+        if i >= 0:
+            start, text = self.sections[i]
+            if address + INSTRUCTION_BYTES <= start + len(text):
+                return text, address - start
+        return None, None
+
+    def decoded(self, text, offset):
+        key = (id(text), offset)
+        if key not in self.cache:
             try:
-                self.cache[ip] = zeisa.decode(self.kernel.text[ip:ip + INSTRUCTION_BYTES])
+                self.cache[key] = zeisa.decode(text[offset:offset + INSTRUCTION_BYTES])
             except zeisa.IllegalInstruction as e:
-                self.cache[ip] = e
-        return self.cache[ip]
+                self.cache[key] = e
+        return self.cache[key]
+
+
+def _code_sections(module, module_va, code):
+    """The (VA, text) of every kernel of `module` at module_va and of each `code` module."""
+    placed = {module_va: module}
+    for va, other in dict(code or {}).items():
+        if va != module_va:
+            placed[va] = _load_module(other)
+    sections = []
+    for va, mod in placed.items():
+        if not isinstance(va, int) or not 0 <= va <= MASK64 or va % INSTRUCTION_BYTES:
+            raise DispatchError('code address %s is not a %d-byte aligned 64-bit address'
+                                % (hex(va) if isinstance(va, int) else repr(va), INSTRUCTION_BYTES))
+        for k in mod.kernels.values():
+            if k.text:
+                sections.append((va + k.address, k.text))
+    sections.sort(key=lambda s: s[0])
+    for (a, ta), (b, _) in zip(sections, sections[1:]):
+        if a + len(ta) > b:
+            raise DispatchError('text sections at 0x%x and 0x%x overlap' % (a, b))
+    if sections and sections[-1][0] + len(sections[-1][1]) > MASK64 + 1:
+        raise DispatchError('text section at 0x%x runs past the 64-bit address space' % sections[-1][0])
+    return sections
 
 
 def _load_module(module):
@@ -846,7 +927,8 @@ def _payload(thread, kernel, group_id, group_size, linear_group, nthreads, area)
 
 
 def run_dispatch(module, kernel, groups=(1, 1, 1), group_size=None, args=b'', buffers=None,
-                 local_sizes=None, step_limit=DEFAULT_STEP_LIMIT, schedule='round-robin'):
+                 local_sizes=None, step_limit=DEFAULT_STEP_LIMIT, schedule='round-robin',
+                 module_va=0, code=None):
     """Run one dispatch; see the module docstring for the parameters."""
     if schedule not in SCHEDULES:
         raise DispatchError('schedule must be one of %s' % ', '.join(SCHEDULES))
@@ -858,7 +940,8 @@ def run_dispatch(module, kernel, groups=(1, 1, 1), group_size=None, args=b'', bu
     groups = _triple(groups, 'groups')
     group_size = _triple(group_size or (k.simd, 1, 1), 'group_size')
     area, slm_size = _argument_area(k, bytes(args), local_sizes)
-    program = _Program(k, GlobalMemory(dict(buffers or {})))
+    sections = _code_sections(module, module_va, code)
+    program = _Program(k, GlobalMemory(dict(buffers or {})), module_va + k.address, sections)
     total = group_size[0] * group_size[1] * group_size[2]
     nthreads = -(-total // k.simd)
     ids = [(gx, gy, gz) for gz in range(groups[2]) for gy in range(groups[1]) for gx in range(groups[0])]
@@ -926,12 +1009,12 @@ def _hang(threads, step_limit):
 
 
 def load_setup(path):
-    """A zegen setup file: kernel, groups, group_size, args, buffers, local_sizes."""
+    """A zegen setup file: kernel, groups, group_size, args, buffers, local_sizes, module_va."""
     setup = json.loads(Path(path).read_text())
     return {'kernel': setup['kernel'], 'groups': setup['groups'], 'group_size': setup['group_size'],
             'args': bytes.fromhex(setup.get('args', '')),
             'buffers': {int(b['address'], 0): bytes.fromhex(b['data']) for b in setup.get('buffers', [])},
-            'local_sizes': setup.get('local_sizes', {})}
+            'local_sizes': setup.get('local_sizes', {}), 'module_va': int(setup.get('module_va', '0'), 0)}
 
 
 def _parse_triple(text):
@@ -954,6 +1037,14 @@ def _parse_buffer(text):
             raise argparse.ArgumentTypeError('%s holds %d bytes, more than SIZE %d' % (parts[2], len(init), size))
         data[:len(init)] = init
     return address, bytes(data)
+
+
+def _parse_code(text):
+    address, _, path = text.partition(':')
+    try:
+        return int(address, 0), path
+    except ValueError:
+        raise argparse.ArgumentTypeError('expected ADDR:ELF, got %r' % text) from None
 
 
 def _parse_local(text):
@@ -979,6 +1070,10 @@ def _arg_parser():
                      help='global buffer ADDR:SIZE[:HEXFILE] (hex text, rest zero); repeatable')
     run.add_argument('--local', type=_parse_local, action='append', default=[],
                      help='dynamic SLM size of a local argument NAME=SIZE; repeatable')
+    run.add_argument('--module-va', type=lambda t: int(t, 0),
+                     help='GPU VA of the module (the kernel is at VA + sh_addr; default: the setup\'s, or 0)')
+    run.add_argument('--code', type=_parse_code, action='append', default=[],
+                     help='another ELF module ADDR:PATH that calla can reach; repeatable')
     run.add_argument('--step-limit', type=int, default=DEFAULT_STEP_LIMIT)
     run.add_argument('--schedule', choices=SCHEDULES, default='round-robin',
                      help='thread interleaving (race-free programs give the same result)')
@@ -991,7 +1086,8 @@ def _request(opts):
     module = zeisa.assemble_file(opts.asm) if opts.asm else zeisa.read_module(opts.module)
     overrides = {'kernel': opts.kernel, 'groups': opts.groups, 'group_size': opts.group_size,
                  'args': bytes.fromhex(opts.args) if opts.args is not None else None,
-                 'buffers': dict(opts.buffer) or None, 'local_sizes': dict(opts.local) or None}
+                 'buffers': dict(opts.buffer) or None, 'local_sizes': dict(opts.local) or None,
+                 'module_va': opts.module_va}
     request.update({k: v for k, v in overrides.items() if v is not None})
     if 'kernel' not in request:
         if len(module.kernels) != 1:
@@ -1004,7 +1100,8 @@ def main(argv):
     opts = _arg_parser().parse_args(argv)
     try:
         module, request = _request(opts)
-        result = run_dispatch(module, step_limit=opts.step_limit, schedule=opts.schedule, **request)
+        result = run_dispatch(module, step_limit=opts.step_limit, schedule=opts.schedule,
+                              code=dict(opts.code), **request)
     except (DispatchError, zeisa.ModuleError, zeisa.AsmError, OSError, ValueError) as e:
         print('zeiss: error: %s' % e, file=sys.stderr)
         return 3
@@ -1013,9 +1110,10 @@ def main(argv):
     for th in result.threads:
         if th.exception:
             e = th.exception
-            print('group %s thread %d: %s exception at ip 0x%x%s: %s' % (
-                th.group, th.index, e.name, e.ip, '' if e.address is None else ' address 0x%x' % e.address,
-                e.detail))
+            print('group %s thread %d: %s exception at ip 0x%x%s%s: %s' % (
+                th.group, th.index, e.name, e.ip, '' if e.ib == request.get('module_va', 0) + module.kernels[
+                    request['kernel']].address else ' (ib 0x%x)' % e.ib,
+                '' if e.address is None else ' address 0x%x' % e.address, e.detail))
         elif th.status == HALT:
             print('group %s thread %d: halted at ip 0x%x' % (th.group, th.index, th.arf['ip'][0]))
     if result.hang:
