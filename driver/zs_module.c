@@ -742,23 +742,30 @@ ze_result_t ZE_APICALL zs_module_get_function_pointer(ze_module_handle_t hModule
 	ZS_CHECK_HANDLE(hModule, ZS_T_MODULE);
 	ZS_CHECK_PTR(pFunctionName);
 	ZS_CHECK_PTR(pfnFunction);
-	const zs_module_t *mod = (const zs_module_t *)hModule;
+	zs_module_t *mod = (zs_module_t *)hModule;
 	const uint64_t base = zs_bo_va(&mod->text);
 	/* Kernels are functions too; .func symbols are at an offset inside
 	 * their kernel's section. */
-	for (uint32_t i = 0; i < mod->m.nkernels; i++) {
+	uint64_t va = 0;
+	for (uint32_t i = 0; i < mod->m.nkernels && !va; i++) {
 		const zm_kernel_t *k = &mod->m.kernels[i];
-		if (strcmp(k->name, pFunctionName) == 0) {
-			*pfnFunction = (void *)(uintptr_t)(base + k->addr);
-			return ZE_RESULT_SUCCESS;
-		}
-		for (uint32_t f = 0; f < k->nfuncs; f++)
-			if (strcmp(k->funcs[f].name, pFunctionName) == 0) {
-				*pfnFunction = (void *)(uintptr_t)(base + k->addr + k->funcs[f].offset);
-				return ZE_RESULT_SUCCESS;
-			}
+		if (strcmp(k->name, pFunctionName) == 0)
+			va = base + k->addr;
+		for (uint32_t f = 0; f < k->nfuncs && !va; f++)
+			if (strcmp(k->funcs[f].name, pFunctionName) == 0)
+				va = base + k->addr + k->funcs[f].offset;
 	}
-	return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+	if (!va)
+		return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+	/* The address lets another module's kernel run this module's code
+	 * (calla, docs/isa.md 3.5) without a launch of its own: a debugger sees
+	 * the module (and can set its breakpoints) before the address is out,
+	 * as before a launch (zs_kernel_dispatch). */
+	const ze_result_t dr = zs_debug_module_wait(mod);
+	if (dr)
+		return dr;
+	*pfnFunction = (void *)(uintptr_t)va;
+	return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zs_module_build_log_destroy(ze_module_build_log_handle_t hModuleBuildLog)

@@ -362,6 +362,11 @@ MUTANTS = [
          find="	{ZEX_DEBUG_REGSET_TYPE_SBA, ZESIM_SSA_SBA_OFFSET, 1, 64, 8, false},",
          repl="	{ZEX_DEBUG_REGSET_TYPE_SBA, ZESIM_SSA_SBA_OFFSET + 8, 1, 64, 8, false},",
          tests="-R e2e_debug$", why="the SBA register set (a stopped thread's instruction base) read from the wrong slot offset"),
+    dict(id="dbg-fnptr-no-ack-wait", file="driver/zs_module.c",
+         find="	const ze_result_t dr = zs_debug_module_wait(mod);\n	if (dr)\n		return dr;\n	*pfnFunction",
+         repl="	*pfnFunction",
+         tests="-R e2e_debug$", why="a function pointer handed out before the debugger acknowledged its module: "
+         "a kernel of another module runs the code before the breakpoint is set"),
     dict(id="metrics-a-no-wrap", file="driver/zs_metrics_calc.h",
          find="return i < ZS_OA_A40_COUNTERS ? zs_oa_delta40(zs_oa_a(b, i), zs_oa_a(e, i))",
          repl="return i < ZS_OA_A40_COUNTERS ? zs_oa_a(e, i) - zs_oa_a(b, i)",

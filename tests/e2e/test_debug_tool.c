@@ -372,6 +372,12 @@ static int mode_bp_callee(uint32_t pid)
 	on_module(&ev, ".text.dbgcall", 0, false);
 	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_MODULE_LOAD);
 	const uint64_t callee = ev.info.module.load + symbol_value(&ev, "dbg_twice");
+	/* The target launches dbgcall (whose module is acknowledged) with the address of
+	 * the callee's module: the driver holds zeModuleGetFunctionPointer until this
+	 * module is acknowledged too, so however long the debugger takes to set its
+	 * breakpoint, no thread reaches the callee before (half a second makes a driver
+	 * that does not wait lose the race every time). */
+	usleep(500 * 1000);
 	on_module(&ev, ".text.dbgcall", (uint32_t)(symbol_value(&ev, "dbg_twice") - section_addr(&ev, ".text.dbgcall")) +
 				      CALLEE_BP, true);
 	printf("callee 0x%llx\n", (unsigned long long)callee);
