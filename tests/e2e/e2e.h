@@ -160,6 +160,16 @@ static inline void *e2e_alloc_host(e2e_t *e, size_t size)
 	return p;
 }
 
+/* A queue and a command list of their own (default descriptors), e.g. for work
+ * that is expected to fail its queue. */
+static inline void e2e_fresh_queue(e2e_t *e, ze_command_queue_handle_t *q, ze_command_list_handle_t *l)
+{
+	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, q));
+	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, l));
+}
+
 /* Close the list, run it on the queue, wait, and reset it for reuse. */
 static inline void e2e_run(e2e_t *e)
 {

@@ -122,12 +122,9 @@ static void calls(e2e_t *e, ze_module_handle_t a, ze_module_handle_t b)
 static void expect_lost(e2e_t *e, ze_kernel_handle_t k, ze_event_pool_handle_t pool, uint32_t *out, void *fn,
 			void *back, const char *name)
 {
-	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
 	ze_command_queue_handle_t q;
-	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
-	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
 	ze_command_list_handle_t l;
-	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, &l));
+	e2e_fresh_queue(e, &q, &l);
 	ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST};
 	ze_event_handle_t ev;
 	CHECK(zeEventCreate(pool, &ed, &ev));

@@ -14,12 +14,9 @@
 /* Launch poke(out) on a fresh queue and list; the queue's result. */
 static ze_result_t poke_on_fresh_queue(e2e_t *e, ze_kernel_handle_t poke, void *out)
 {
-	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
 	ze_command_queue_handle_t q;
-	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
-	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
 	ze_command_list_handle_t l;
-	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, &l));
+	e2e_fresh_queue(e, &q, &l);
 	const ze_group_count_t one = {1, 1, 1};
 	CHECK(zeKernelSetArgumentValue(poke, 0, sizeof(out), &out));
 	CHECK(zeCommandListAppendLaunchKernel(l, poke, &one, NULL, 0, NULL));
@@ -34,12 +31,9 @@ static ze_result_t poke_on_fresh_queue(e2e_t *e, ze_kernel_handle_t poke, void *
 /* Copy n bytes from src to dst on a fresh queue and list; the queue's result. */
 static ze_result_t copy_on_fresh_queue(e2e_t *e, void *dst, const void *src, size_t n)
 {
-	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
 	ze_command_queue_handle_t q;
-	CHECK(zeCommandQueueCreate(e->ctx, e->dev, &qd, &q));
-	ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
 	ze_command_list_handle_t l;
-	CHECK(zeCommandListCreate(e->ctx, e->dev, &ld, &l));
+	e2e_fresh_queue(e, &q, &l);
 	CHECK(zeCommandListAppendMemoryCopy(l, dst, src, n, NULL, 0, NULL));
 	CHECK(zeCommandListClose(l));
 	CHECK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
