@@ -81,11 +81,14 @@ def cross_process(a):
     k = pathlib.Path(a.kernels)
     base = [a.program, str(k / "misc.elf"), str(k / "vadd.elf"), str(k / "reduce.elf")]
     try:
-        streamer = subprocess.Popen(base + ["stream", "3"], env=penv, stdout=subprocess.PIPE, text=True)
+        # The streamer runs at least 3 s and until its stdin closes, after the other two
+        # processes are done (on a loaded machine they may take longer than 3 s).
+        streamer = subprocess.Popen(base + ["stream", "3"], env=penv, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)
         first = streamer.stdout.readline()  # "streaming" once its streamer is open
         busy = subprocess.run(base + ["expect-busy"], env=penv, capture_output=True, text=True, timeout=300)
         worker = subprocess.run(base + ["work"], env=penv, capture_output=True, text=True, timeout=300)
-        sout, _ = streamer.communicate(timeout=300)
+        sout, _ = streamer.communicate(input="", timeout=300)
         sout = first + sout
     finally:
         daemon.send_signal(signal.SIGTERM)

@@ -8,6 +8,7 @@
  * sub-slices, threads per EU, timestamp Hz, core MHz), and per query or streamer the raw
  * data (.raw) and the values CalculateMetricValues gave (.vals: zet_typed_value_t).
  * Exits 77 (skip) when the device has no OA unit. */
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,12 +150,21 @@ static int stream(double seconds)
 	static uint8_t raw[8 << 20];
 	size_t total = 0;
 	unsigned events = 0;
-	const uint64_t end = (uint64_t)(seconds * 1e9);
+	/* At least `seconds`, and until the harness closes stdin (the other processes are
+	 * done: however slow they start on a loaded machine, they find the streamer
+	 * open); at most 10 minutes. */
+	const uint64_t end = (uint64_t)(seconds * 1e9), cap = 600000000000ull;
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int input_open = 1;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t.tv_nsec - t0.tv_nsec) > end)
+		const uint64_t ns = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t.tv_nsec - t0.tv_nsec);
+		struct pollfd pin = {.fd = 0, .events = POLLIN};
+		char c;
+		if (input_open && poll(&pin, 1, 0) == 1 && read(0, &c, 1) <= 0)
+			input_open = 0;
+		if ((ns > end && !input_open) || ns > cap)
 			break;
 		/* As pti's collector: wait for the event up to 50 ms, then read whatever is there. */
 		const ze_result_t w = zeEventHostSynchronize(notify, 50000000ull);
@@ -189,7 +199,8 @@ static int stream(double seconds)
 		else
 			idle++;
 	printf("cross-process streamer: %zu reports in %.1f s, %u with GpuBusy > 0, %u idle, %u notifications\n",
-	       total / 256, seconds, busy, idle, events);
+	       total / 256, (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9, busy, idle,
+	       events);
 	EXPECT(busy > 0 && idle > 0 && events > 0, "reports during kernels (%u) and between them (%u), events %u", busy,
 	       idle, events);
 	free(v);
