@@ -131,6 +131,8 @@ void Device::mmu_write(uint32_t off, uint32_t value)
     case ZS_REG_TLB_INVALIDATE:
         if (value & 1)
             gt_.mmu().invalidate();
+        if (value & 2)
+            gt_.invalidate_code();
         return;
     default:
         set_reg(off, value);

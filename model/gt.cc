@@ -34,6 +34,7 @@ struct Job {
     uint32_t threads_per_group = 0;
     CodeCache code;  // the kernel's code (ib = kernel_va)
     std::unordered_map<uint64_t, CodeCache> far;  // code reached by calla, by instruction base
+    uint64_t code_gen = 0;                        // Gt::code_gen_ when they were filled
 };
 
 struct Group {
@@ -228,6 +229,11 @@ struct Gt::Impl {
         const uint64_t slot = t.st.ip / ZE_INST_BYTES;
         if (t.st.ip % ZE_INST_BYTES || slot > (16u << 20) / ZE_INST_BYTES)
             return nullptr;
+        if (j.code_gen != gt.code_gen_) {  // TLB_INVALIDATE bit 1 since: decode again
+            j.code = CodeCache{};
+            j.far.clear();
+            j.code_gen = gt.code_gen_;
+        }
         CodeCache &c = t.st.ib == j.w.kernel_va ? j.code : j.far[t.st.ib];
         if (slot >= c.code.size()) {
             c.code.resize(slot + 64);

@@ -147,6 +147,9 @@ public:
     void restore_context(Image img);
     // Kernel address of the walker now dispatching or running (0 if none).
     uint64_t current_kernel() const;
+    // Drop every decoded instruction, of saved contexts too (TLB_INVALIDATE bit 1): code
+    // changed under a running walker, e.g. a debugger's breakpoint, is fetched anew.
+    void invalidate_code() { code_gen_++; }
 
     void set_capture(bool on) { capture_ = on; }
     const std::vector<ThreadRecord> &records() const { return records_; }
@@ -186,6 +189,7 @@ private:
     EventLines events_;
     uint64_t now_ = 0;
     bool capture_ = false;
+    uint64_t code_gen_ = 0;  // invalidate_code() count: a job's decoded code of an older one is dropped
     std::vector<ThreadRecord> records_;
     std::vector<PageFault> faults_;
     std::vector<EuException> exceptions_;

@@ -658,7 +658,14 @@ static long vm_pread(zk_fd_t *fd, uint8_t *buf, uint32_t len, uint64_t off) { re
 
 static long vm_pwrite(zk_fd_t *fd, const uint8_t *buf, uint32_t len, uint64_t off)
 {
-	return vm_io(fd, NULL, buf, len, off);
+	const long n = vm_io(fd, NULL, buf, len, off);
+	/* The bytes may be code of a running kernel (a breakpoint set after an interrupt):
+	 * the hardware decodes again what it fetches next (docs/mmio.md 5). */
+	if (n > 0) {
+		zk_kmd_t *k = ((vmfd_t *)zk_fd_priv(fd))->k;
+		zs_hw_mmio_write(k->hw, ZS_REG_TLB_INVALIDATE, 2);
+	}
+	return n;
 }
 
 static void vm_release(zk_fd_t *fd) { free(zk_fd_priv(fd)); }

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'stimulus'))
 import zedaemon  # noqa: E402
 
 CASES = ['disabled', 'errors', 'bp', 'bp-notifier', 'unavailable', 'interrupt', 'fault', 'slm', 'kill-target',
-         'kill-tool', 'bp-callee']
+         'kill-tool', 'bp-callee', 'bp-running']
 
 
 def fail(msg, daemon=None):
@@ -190,7 +190,8 @@ def run_case(opts, case, tmp):
                 fail('disabled: tool exited %r:\n%s' % (rc, tool.out()), d)
             return 'without ZET_ENABLE_PROGRAM_DEBUGGING: no ATTACH flag, attach UNSUPPORTED_FEATURE'
         mode = {'bp': 'bp', 'bp-notifier': 'bp', 'errors': 'bp', 'unavailable': 'bp', 'kill-target': 'bp',
-                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault', 'slm': 'slm', 'bp-callee': 'calla'}[case]
+                'kill-tool': 'bp', 'interrupt': 'spin', 'fault': 'fault', 'slm': 'slm', 'bp-callee': 'calla',
+                'bp-running': 'spin'}[case]
         target = Proc([opts.target, opts.elf, mode] +
                       ([str(opts.spin_groups), str(opts.spin_count)] if mode == 'spin' else []),
                       env_for(opts, d), stdin=True)
@@ -200,7 +201,7 @@ def run_case(opts, case, tmp):
         pid = m.group(1)
         dump = os.path.join(tmp, 'dump.jsonl')
         args = {'bp': ['--modify', '--dump', dump], 'bp-notifier': ['--notifier'], 'interrupt': ['--dump', dump],
-                'fault': ['--dump', dump], 'bp-callee': ['--dump', dump]}.get(case, [])
+                'fault': ['--dump', dump], 'bp-callee': ['--dump', dump], 'bp-running': ['--dump', dump]}.get(case, [])
         tool_mode = {'bp-notifier': 'bp'}.get(case, case)
         tool = Proc([opts.tool, tool_mode, pid] + args, env_for(opts, d))
         if not tool.wait_line(r'^attached$'):
@@ -280,7 +281,7 @@ def run_case(opts, case, tmp):
             want = {i: int.from_bytes(mem[4 * i:4 * i + 4], 'little') for i in range(8)}
             if got != want:
                 fail('slm: results %r, expected %r after the debugger\'s SLM write' % (got, want), d)
-        if case == 'interrupt':
+        if case in ('interrupt', 'bp-running'):
             n = opts.spin_groups * 8
             want = {i: opts.spin_count + i for i in range(n)}
             if got != want:
@@ -288,7 +289,7 @@ def run_case(opts, case, tmp):
                                                                       if got.get(i) != want[i]][:8], d)
         compared = check_ledger(d, dump, case)
         for line in out.splitlines():
-            if line.startswith('interrupt stopped'):
+            if line.startswith(('interrupt stopped', 'bp-running:')):
                 return line + ('; %d stops against the ledger' % compared if compared > 0 else '')
         return 'ok' + ('; %d stops against the ledger' % compared if compared > 0 else
                        ' (ledger snapshots not compared: %d stops)' % -compared if compared < 0 else '')

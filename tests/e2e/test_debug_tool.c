@@ -3,7 +3,8 @@
  *
  *     test_debug_tool MODE PID [--dump FILE] [--modify]
  *
- * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | unavailable | fault | slm | bp-callee.  It prints
+ * MODE: errors | disabled | bp | kill-target | kill-tool | interrupt | unavailable | fault | slm | bp-callee |
+ * bp-running.  It prints
  * "attached" once attached (the harness then lets the target run), one line per event
  * and what it checked; it exits 0 when everything held, else 1 with the reason.  With
  * --dump, every stopped thread's register sets and the memory it read are written to
@@ -140,20 +141,25 @@ static zet_debug_memory_space_desc_t space(uint64_t addr)
 static const ze_device_thread_t ALL = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 
 /* A module load: the breakpoint bit (dword 0 bit 8) on section + off, then the ack. */
+/* Set or clear the breakpoint bit (docs/isa.md section 2) of the instruction at `at`. */
+static void set_breakpoint(uint64_t at, bool on)
+{
+	zet_debug_memory_space_desc_t d = space(at);
+	uint32_t dw;
+	CHECK(zetDebugReadMemory(session, ALL, &d, 4, &dw));
+	dw = on ? dw | 1u << 8 : dw & ~(1u << 8);
+	CHECK(zetDebugWriteMemory(session, ALL, &d, 4, &dw));
+	uint32_t back;
+	CHECK(zetDebugReadMemory(session, ALL, &d, 4, &back));
+	EXPECT(back == dw, "breakpoint write read back 0x%x, wrote 0x%x", back, dw);
+	printf("breakpoint 0x%llx %s\n", (unsigned long long)at, on ? "set" : "cleared");
+}
+
 static uint64_t on_module(const zet_debug_event_t *ev, const char *section, uint32_t off, bool breakpoint)
 {
 	const uint64_t at = ev->info.module.load + section_addr(ev, section) + off;
-	if (breakpoint) {
-		zet_debug_memory_space_desc_t d = space(at);
-		uint32_t dw;
-		CHECK(zetDebugReadMemory(session, ALL, &d, 4, &dw));
-		dw |= 1u << 8;
-		CHECK(zetDebugWriteMemory(session, ALL, &d, 4, &dw));
-		uint32_t back;
-		CHECK(zetDebugReadMemory(session, ALL, &d, 4, &back));
-		EXPECT(back == dw, "breakpoint write read back 0x%x, wrote 0x%x", back, dw);
-		printf("breakpoint 0x%llx\n", (unsigned long long)at);
-	}
+	if (breakpoint)
+		set_breakpoint(at, true);
 	if (ev->flags & ZET_DEBUG_EVENT_FLAG_NEED_ACK)
 		CHECK(zetDebugAcknowledgeEvent(session, ev));
 	return at;
@@ -403,6 +409,37 @@ static int mode_bp_callee(uint32_t pid)
 	return 0;
 }
 
+/* THREAD_STOPPED events until none comes for 3 s: each thread once, into seen[] (1024),
+ * the time of the last in *last; each stop an interrupt (bp_ip < 0) or a breakpoint at
+ * cr0.2 = bp_ip; every stop dumped. */
+static uint32_t collect_stops(ze_device_thread_t *seen, uint64_t *last, int64_t bp_ip)
+{
+	zet_debug_event_t ev;
+	uint32_t stops = 0;
+	while (next_event(&ev, 3000) == ZE_RESULT_SUCCESS) {
+		if (ev.type == ZET_DEBUG_EVENT_TYPE_THREAD_UNAVAILABLE)
+			EXPECT(0, "THREAD_UNAVAILABLE while threads stopped");
+		if (ev.type != ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED)
+			continue;
+		const ze_device_thread_t t = ev.info.thread.thread;
+		for (uint32_t i = 0; i < stops; i++)
+			EXPECT(!same(seen[i], t), "thread %u.%u.%u.%u reported stopped twice", t.slice, t.subslice, t.eu,
+			       t.thread);
+		EXPECT(stops < 1024, "too many stops");
+		seen[stops++] = t;
+		*last = now_ms();
+		uint32_t cr[4];
+		CHECK(zetDebugReadRegisters(session, t, ZEX_DEBUG_REGSET_TYPE_CR, 0, 1, cr));
+		if (bp_ip < 0)
+			EXPECT((cr[1] & 0x44000000u) && !(cr[1] & 0x7f), "cr0.1 = 0x%x: not an interrupt", cr[1]);
+		else
+			EXPECT((cr[1] & 1) && cr[2] == (uint32_t)bp_ip, "cr0.1 = 0x%x, cr0.2 = 0x%x: not the breakpoint at 0x%x",
+			       cr[1], cr[2], (uint32_t)bp_ip);
+		dump_thread(t, 0, 0);
+	}
+	return stops;
+}
+
 static int mode_interrupt(uint32_t pid)
 {
 	attach(pid);
@@ -419,27 +456,8 @@ static int mode_interrupt(uint32_t pid)
 	EXPECT(again == ZE_RESULT_NOT_READY || again == ZE_RESULT_ERROR_NOT_AVAILABLE,
 	       "a second interrupt of all threads returned 0x%x", (unsigned)again);
 	ze_device_thread_t seen[1024];
-	uint32_t stops = 0;
 	uint64_t last = t0;
-	for (;;) {
-		if (next_event(&ev, 3000) != ZE_RESULT_SUCCESS)
-			break;
-		if (ev.type == ZET_DEBUG_EVENT_TYPE_THREAD_UNAVAILABLE)
-			EXPECT(0, "THREAD_UNAVAILABLE while threads stopped");
-		if (ev.type != ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED)
-			continue;
-		const ze_device_thread_t t = ev.info.thread.thread;
-		for (uint32_t i = 0; i < stops; i++)
-			EXPECT(!same(seen[i], t), "thread %u.%u.%u.%u reported stopped twice", t.slice, t.subslice, t.eu,
-			       t.thread);
-		EXPECT(stops < 1024, "too many stops");
-		seen[stops++] = t;
-		last = now_ms();
-		uint32_t cr[4];
-		CHECK(zetDebugReadRegisters(session, t, ZEX_DEBUG_REGSET_TYPE_CR, 0, 1, cr));
-		EXPECT((cr[1] & 0x44000000u) && !(cr[1] & 0x7f), "cr0.1 = 0x%x: not an interrupt", cr[1]);
-		dump_thread(t, 0, 0);
-	}
+	const uint32_t stops = collect_stops(seen, &last, -1);
 	EXPECT(stops > 0, "no thread stopped after the interrupt");
 	printf("interrupt stopped %u threads (the last %llu ms after the interrupt)\n", stops,
 	       (unsigned long long)(last - t0));
@@ -447,6 +465,36 @@ static int mode_interrupt(uint32_t pid)
 	CHECK(zetDebugResume(session, ALL));
 	until_detached();
 	printf("interrupt ok\n");
+	return 0;
+}
+
+/* bp-running: a breakpoint set in the loop of a kernel that is already running.  Interrupt
+ * all; with every thread stopped, set the breakpoint bit of spin's loop instruction;
+ * resume: each thread stops there (the hardware fetched the changed code, although it
+ * had decoded that instruction many times); clear it, resume, the kernel completes. */
+#define SPIN_LOOP 0x30u
+static int mode_bp_running(uint32_t pid)
+{
+	attach(pid);
+	zet_debug_event_t ev;
+	wait_event(&ev, ZET_DEBUG_EVENT_TYPE_MODULE_LOAD);
+	const uint64_t loop = on_module(&ev, ".text.spin", SPIN_LOOP, false);
+	usleep(300000); /* the kernel runs its loop */
+	uint64_t t0 = now_ms(), last;
+	CHECK(zetDebugInterrupt(session, ALL));
+	ze_device_thread_t seen[1024], hit[1024];
+	const uint32_t stops = collect_stops(seen, &last, -1);
+	EXPECT(stops > 0, "no thread stopped after the interrupt");
+	set_breakpoint(loop, true);
+	CHECK(zetDebugResume(session, ALL));
+	const uint32_t hits = collect_stops(hit, &last, SPIN_LOOP);
+	EXPECT(hits == stops, "%u threads stopped at the breakpoint set while they ran, %u were interrupted", hits, stops);
+	printf("bp-running: %u threads interrupted, %u stopped at the loop's new breakpoint (%llu ms)\n", stops, hits,
+	       (unsigned long long)(last - t0));
+	set_breakpoint(loop, false);
+	CHECK(zetDebugResume(session, ALL));
+	until_detached();
+	printf("bp-running ok\n");
 	return 0;
 }
 
@@ -599,6 +647,8 @@ int main(int argc, char **argv)
 		rc = mode_slm(pid);
 	else if (strcmp(mode, "bp-callee") == 0)
 		rc = mode_bp_callee(pid);
+	else if (strcmp(mode, "bp-running") == 0)
+		rc = mode_bp_running(pid);
 	else
 		rc = mode_bp(pid, mode, modify);
 	if (session)
