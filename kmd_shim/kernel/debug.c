@@ -660,8 +660,10 @@ static long vm_pwrite(zk_fd_t *fd, const uint8_t *buf, uint32_t len, uint64_t of
 {
 	const long n = vm_io(fd, NULL, buf, len, off);
 	/* The bytes may be code of a running kernel (a breakpoint set after an interrupt):
-	 * the hardware decodes again what it fetches next (docs/mmio.md 5). */
-	if (n > 0) {
+	 * the hardware decodes again what it fetches next (docs/mmio.md 5).  Not for the
+	 * debug area (register writes and commands in the slots; the SIP is decoded at
+	 * each fetch), which every resume writes. */
+	if (n > 0 && (off < ZESIM_DEBUG_AREA_VA || off + (uint64_t)n > ZESIM_DEBUG_AREA_VA + ZESIM_DEBUG_AREA_SIZE)) {
 		zk_kmd_t *k = ((vmfd_t *)zk_fd_priv(fd))->k;
 		zs_hw_mmio_write(k->hw, ZS_REG_TLB_INVALIDATE, 2);
 	}

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kids.h"
 #include "uapi/zesim_drm.h"
 #include "uapi/zesim_ssa.h"
 
@@ -77,24 +78,6 @@ static int connect_pid(int drm, pid_t pid, uint32_t flags)
 	return rc;
 }
 
-/* Targets and debuggers forked here die with the test (also when a check fails). */
-static pid_t kids[8];
-static unsigned nkids;
-static pid_t parent;
-
-static void kill_kids(void)
-{
-	if (getpid() != parent)
-		return;
-	for (unsigned i = 0; i < nkids; i++)
-		kill(kids[i], SIGKILL);
-}
-
-static void track_kid(pid_t p)
-{
-	if (p > 0 && nkids < 8)
-		kids[nkids++] = p;
-}
 
 /* ---- the target ---- */
 
@@ -169,7 +152,7 @@ static pid_t spawn_target(target_t *t)
 	CHECK(pipe(c) == 0 && pipe(a) == 0, "pipe");
 	pid_t pid = fork();
 	CHECK(pid >= 0, "fork");
-	track_kid(pid);
+	kids_track(pid);
 	if (!pid) {
 		close(c[1]);
 		close(a[0]);
@@ -378,7 +361,7 @@ static void death(void)
 	CHECK(pipe(p) == 0, "pipe");
 	pid_t d = fork();
 	CHECK(d >= 0, "fork");
-	track_kid(d);
+	kids_track(d);
 	if (!d) {
 		int fd = connect_pid(open_drm(), tp, ZESIM_EUDEBUG_CONNECT_ACK_MODULES);
 		CHECK(fd >= 0, "connect");
@@ -514,8 +497,7 @@ static void attach(pid_t tp, int interrupt, int die)
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
-	parent = getpid();
-	atexit(kill_kids);
+	kids_init();
 	if (argc == 2 && !strcmp(argv[1], "rules"))
 		rules();
 	else if (argc == 2 && !strcmp(argv[1], "death"))

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "fake_hw.h"
+#include "kids.h"
 #include "fds.h"
 #include "kmd.h"
 #include "uapi/zesim_drm.h"
@@ -99,27 +100,13 @@ static int io(zk_file_t *f, unsigned long cmd, void *arg, const void *in, uint32
 	return zk_ioctl(f, cmd, arg, (uint32_t)_IOC_SIZE(cmd), &blob, in ? 1 : 0, NULL, 0);
 }
 
-/* The processes spawn made, killed when the test exits (also on a failure). */
-static pid_t spawned[16];
-static unsigned nspawned;
-static pid_t parent;
-
-static void kill_spawned(void)
-{
-	if (getpid() != parent)
-		return;
-	for (unsigned i = 0; i < nspawned; i++)
-		if (spawned[i] > 0)
-			kill(spawned[i], SIGKILL);
-}
 
 /* A process that only exists (a target or a debugger of some uid). */
 static pid_t spawn(uid_t uid)
 {
 	pid_t p = fork();
 	EXPECT(p >= 0, "fork");
-	if (p && nspawned < 16)
-		spawned[nspawned++] = p;
+	kids_track(p);
 	if (!p) {
 		if (uid && setresuid(uid, uid, uid))
 			_exit(2);
@@ -899,8 +886,7 @@ static void target_exit(zk_file_t *me)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	parent = getpid();
-	atexit(kill_spawned);
+	kids_init();
 	hw = fake_hw_create(64u << 20);
 	k = zk_create(hw);
 	EXPECT(k, "zk_create");
